@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Inserting a slot: lock the leaf that covers its key, check the slots on
+ * either side for overlap, and add it, splitting the leaf if it is full.
+ *
+ * Overlap with the slot before the new one may cross a leaf boundary, so an
+ * insert that would become the first slot of its leaf also locks the leaf
+ * before (left to right).  The slot after it needs no second lock: while a
+ * writer holds a leaf, the first key of the next leaf can only grow, since
+ * only an insert holding both leaves could put a smaller key there.
+ */
+#include <linux/export.h>
+#include <linux/sched/mm.h>
+#include "leaf.h"
+
+/* First index whose key is above @key.  Caller holds the lock. */
+static int sl_upper_locked(const struct sl_leaf *leaf, unsigned long key)
+{
+	return sl_floor_locked(leaf, key) + 1;
+}
+
+/*
+ * First key of the leaf after @leaf, from a stable snapshot.  That leaf is
+ * never empty: only a delete holding @leaf's lock could empty it.
+ */
+static bool sl_next_first_key(struct sl_leaf *leaf, unsigned long *key)
+{
+	struct sl_leaf *next = sl_next_locked(leaf, 0);
+	unsigned int seq;
+
+	if (!next)
+		return false;
+	do {
+		seq = read_seqcount_begin(&next->seq);
+		WARN_ON_ONCE(!READ_ONCE(next->nr));
+		*key = READ_ONCE(sl_keys(next)[0]);
+	} while (read_seqcount_retry(&next->seq, seq));
+	return true;
+}
+
+/*
+ * Whether [@key, @last] overlaps a slot next to insertion point @pos of
+ * @leaf.  @prev is the locked leaf before @leaf when @pos is 0, else NULL.
+ */
+static bool sl_overlaps(const struct sl_leaf *prev, struct sl_leaf *leaf,
+			int pos, unsigned long key, unsigned long last)
+{
+	unsigned long next_key;
+
+	lockdep_assert_held(&leaf->lock);
+	if (pos > 0) {
+		if (sl_slot_last(sl_slots(leaf)[pos - 1]) >= key)
+			return true;
+	} else if (prev && prev->nr) {
+		lockdep_assert_held(&prev->lock);
+		if (sl_slot_last(sl_slots(prev)[prev->nr - 1]) >= key)
+			return true;
+	}
+	if (pos < leaf->nr)
+		return sl_keys(leaf)[pos] <= last;
+	return sl_next_first_key(leaf, &next_key) && next_key <= last;
+}
+
+/* Put @slot at @pos, shifting the rest right; inside a write section. */
+static void sl_leaf_put(struct sl_leaf *leaf, int pos, struct sl_slot *slot)
+{
+	unsigned long *keys = sl_keys(leaf);
+	struct sl_slot **slots = sl_slots(leaf);
+	int i;
+
+	for (i = leaf->nr; i > pos; i--) {
+		WRITE_ONCE(keys[i], keys[i - 1]);
+		WRITE_ONCE(slots[i], slots[i - 1]);
+	}
+	WRITE_ONCE(keys[pos], slot->key);
+	WRITE_ONCE(slots[pos], slot);
+	WRITE_ONCE(leaf->nr, leaf->nr + 1);
+}
+
+/*
+ * Split the full leaf @leaf, adding @slot at @pos, into @leaf and the new
+ * leaf @right, and publish @right at level 0.  An insert at either end of
+ * the leaf moves as little as it can, so that an ascending or descending
+ * run leaves full leaves behind it; any other insert splits in the middle.
+ */
+static void sl_leaf_split(struct sl_list *list, struct sl_locked *held,
+			  struct sl_leaf *leaf, struct sl_leaf *right,
+			  int pos, struct sl_slot *slot)
+{
+	unsigned long *keys = sl_keys(leaf), *rkeys = sl_keys(right);
+	struct sl_slot **slots = sl_slots(leaf), **rslots = sl_slots(right);
+	struct sl_leaf *after = sl_next_locked(leaf, 0);
+	bool to_right;
+	int keep, i, n = 0;
+
+	if (pos == SL_LEAF_KEYS)
+		keep = SL_LEAF_KEYS;
+	else if (pos == 0)
+		keep = 0;
+	else
+		keep = SL_LEAF_KEYS / 2;
+	to_right = keep == SL_LEAF_KEYS || pos > keep;
+
+	/* Fill @right while nobody can see it. */
+	for (i = keep; i <= SL_LEAF_KEYS; i++) {
+		if (to_right && i == pos) {
+			rkeys[n] = slot->key;
+			rslots[n++] = slot;
+		}
+		if (i < SL_LEAF_KEYS) {
+			rkeys[n] = keys[i];
+			rslots[n++] = slots[i];
+		}
+	}
+	right->nr = n;
+	right->lo = rkeys[0];
+	right->hi = leaf->hi;
+	right->linked = 1;
+	RCU_INIT_POINTER(right->prev, leaf);
+	RCU_INIT_POINTER(right->next[0], after);
+	/* Nobody else can hold it yet; taken so the finger rule holds. */
+	sl_lock_leaf(held, right);
+
+	sl_write_begin(held, leaf);
+	WRITE_ONCE(leaf->hi, right->lo - 1);
+	for (i = keep; i < SL_LEAF_KEYS; i++)
+		WRITE_ONCE(slots[i], NULL);
+	WRITE_ONCE(leaf->nr, keep);
+	if (!to_right)
+		sl_leaf_put(leaf, pos, slot);
+	if (after)
+		rcu_assign_pointer(after->prev, right);
+	rcu_assign_pointer(leaf->next[0], right);
+	sl_write_end(leaf);
+
+	if (pos == SL_LEAF_KEYS)
+		sl_finger_set(list, right);
+}
+
+/**
+ * sl_insert_slot() - insert a checked slot
+ * @list: the list
+ * @slot: a slot whose extent is valid
+ * @gfp:  allocation flags for a leaf split
+ *
+ * Context: as sl_insert(); the caller must not hold rcu_read_lock() if
+ * @gfp allows sleeping.
+ * Return: 0, -EEXIST if the extent overlaps one in the list, or -ENOMEM.
+ */
+int sl_insert_slot(struct sl_list *list, struct sl_slot *slot, gfp_t gfp)
+{
+	unsigned long key = slot->key, last = sl_slot_last(slot);
+	struct sl_leaf *leaf, *prev, *spare = NULL;
+	struct sl_locked held = {};
+	int pos, ret;
+
+	might_alloc(gfp);
+retry:
+	rcu_read_lock();
+	leaf = sl_lock_covering(list, key, &held);
+	pos = sl_upper_locked(leaf, key);
+	prev = NULL;
+	if (pos == 0 && leaf != list->head) {
+		if (!sl_lock_with_prev(&held, key)) {
+			rcu_read_unlock();
+			goto retry;
+		}
+		prev = held.leaf[0];
+		pos = sl_upper_locked(leaf, key);
+	}
+	ret = -EEXIST;
+	if (sl_overlaps(pos ? NULL : prev, leaf, pos, key, last))
+		goto out_unlock;
+	ret = 0;
+	if (leaf->nr < SL_LEAF_KEYS) {
+		sl_write_begin(&held, leaf);
+		sl_leaf_put(leaf, pos, slot);
+		sl_write_end(leaf);
+		goto out_unlock;
+	}
+	if (!spare) {
+		/* Allocate outside the locks and RCU, then look again. */
+		sl_unlock_all(&held);
+		rcu_read_unlock();
+		spare = sl_leaf_alloc(sl_random_height(READ_ONCE(list->level)),
+				      gfp);
+		if (!spare)
+			return -ENOMEM;
+		goto retry;
+	}
+	sl_leaf_split(list, &held, leaf, spare, pos, slot);
+	sl_unlock_all(&held);
+	sl_tower_link(list, spare);
+	rcu_read_unlock();
+	return 0;
+
+out_unlock:
+	sl_unlock_all(&held);
+	rcu_read_unlock();
+	if (spare)
+		sl_leaf_free(spare);
+	return ret;
+}
+
+/**
+ * sl_insert() - insert a slot
+ * @list: the list
+ * @slot: the slot, with its key and size set
+ * @gfp:  allocation flags, used if a leaf must be split
+ *
+ * The slot is visible to readers once this returns 0.  On any error the
+ * list is unchanged.
+ *
+ * Context: Any context; may sleep if @gfp allows, and then must not be
+ * called under rcu_read_lock() or a spinlock.
+ * Return: 0; -EINVAL if the size is 0 or the extent wraps past ULONG_MAX;
+ * -EEXIST if it overlaps a slot in the list; -ENOMEM if a split could not
+ * allocate a leaf.
+ */
+int sl_insert(struct sl_list *list, struct sl_slot *slot, gfp_t gfp)
+{
+	if (!slot->size || sl_slot_last(slot) < slot->key)
+		return -EINVAL;
+	return sl_insert_slot(list, slot, gfp);
+}
+EXPORT_SYMBOL_GPL(sl_insert);

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Skiplist internals: the leaf layout and the helpers every part of the
+ * implementation shares.  Private to skiplist/.
+ */
+#ifndef _SKIPLIST_LEAF_H
+#define _SKIPLIST_LEAF_H
+
+#include <linux/kernel.h>
+#include <linux/spinlock.h>
+#include <linux/seqlock.h>
+#include <linux/rcupdate.h>
+#include <linux/percpu.h>
+#include "skiplist.h"
+
+/*
+ * Keys per leaf.  16 won the sweep recorded in Documentation/skiplist.rst
+ * (lookups, updates and bytes per item at 1K..1M items); the build may
+ * override it to repeat that measurement.
+ */
+#ifndef SL_LEAF_KEYS
+#define SL_LEAF_KEYS	16
+#endif
+
+/*
+ * A delete that leaves a leaf with fewer than SL_MERGE_LOW items merges it
+ * with a neighbour when both fit in SL_MERGE_MAX.  The gap between the
+ * merged size and a full leaf keeps a merge from being undone by the next
+ * few inserts.
+ */
+#define SL_MERGE_LOW	(SL_LEAF_KEYS / 3)
+#define SL_MERGE_MAX	(SL_LEAF_KEYS * 3 / 4)
+
+/*
+ * Lock subclasses for lockdep: a writer holds at most three leaf locks at
+ * once, always taken left to right (increasing @lo), so the n-th lock of a
+ * chain gets subclass n.
+ */
+enum sl_lock_subclass {
+	SL_LOCK_FIRST,
+	SL_LOCK_SECOND,
+	SL_LOCK_THIRD,
+};
+
+/**
+ * struct sl_leaf - a skiplist node holding a sorted run of slots
+ * @lo:     lower fence: every key in the leaf is >= @lo.  Set when the leaf
+ *          is created and never changed, so searches compare against it
+ *          without any synchronisation.
+ * @hi:     upper fence, inclusive: every key in the leaf is <= @hi, and the
+ *          next leaf's @lo is @hi + 1.  Changes under @lock and @seq.
+ * @nr:     slots in use, keys[0..nr) and slots[0..nr).
+ * @height: tower height, fixed at allocation.
+ * @linked: tower levels linked so far; the upper levels are linked after
+ *          the leaf is published at level 0.
+ * @dead:   set once the leaf is unlinked from level 0; never cleared.
+ * @seq:    readers snapshot the leaf between two reads of it.
+ * @lock:   serialises writers of this leaf (see skiplist.c).
+ * @prev:   level 0 back pointer; a hint that writers and backward
+ *          iteration confirm through prev->next[0].
+ * @rcu:    for freeing after a grace period.
+ * @next:   the tower, @height forward pointers.
+ *
+ * The key array and the slot array follow the tower, so that the first
+ * cache line holds the fences and the low levels of the tower, which is
+ * all a search passing through the leaf touches.
+ */
+struct sl_leaf {
+	unsigned long lo;
+	unsigned long hi;
+	u8 nr;
+	u8 height;
+	u8 linked;
+	u8 dead;
+	seqcount_spinlock_t seq;
+	spinlock_t lock;
+	struct sl_leaf __rcu *prev;
+	struct rcu_head rcu;
+	struct sl_leaf __rcu *next[];
+};
+
+static inline size_t sl_leaf_keys_offset(unsigned int height)
+{
+	return offsetof(struct sl_leaf, next) +
+		height * sizeof(struct sl_leaf *);
+}
+
+static inline size_t sl_leaf_size(unsigned int height)
+{
+	return sl_leaf_keys_offset(height) +
+		SL_LEAF_KEYS * (sizeof(unsigned long) + sizeof(void *));
+}
+
+static inline unsigned long *sl_keys(const struct sl_leaf *leaf)
+{
+	return (unsigned long *)((char *)leaf +
+				 sl_leaf_keys_offset(leaf->height));
+}
+
+static inline struct sl_slot **sl_slots(const struct sl_leaf *leaf)
+{
+	return (struct sl_slot **)(sl_keys(leaf) + SL_LEAF_KEYS);
+}
+
+/*
+ * Key-load accounting (seed 001): every key a search loads to compare is
+ * counted, so tests and benchmarks can report loads per lookup.  Searches
+ * count in a local and add it once, so the counter costs one per-CPU add.
+ */
+#ifdef SL_COUNT_KEY_LOADS
+DECLARE_PER_CPU(unsigned long, sl_key_load_count);
+#define sl_count(loads)		((loads)++)
+#define sl_count_flush(loads)	this_cpu_add(sl_key_load_count, (loads))
+#else
+#define sl_count(loads)		do { } while (0)
+#define sl_count_flush(loads)	do { (void)(loads); } while (0)
+#endif
+
+/*
+ * The seed-001 optimisation: when a search descends a level and the next
+ * leaf there is the one it just rejected above, it already knows the key is
+ * below that leaf's fence and skips the load.  Building with
+ * SL_NO_SKIP_REJECTED turns it off so the saving can be measured.
+ */
+#ifdef SL_NO_SKIP_REJECTED
+#define sl_known_above(next, rejected)	false
+#else
+#define sl_known_above(next, rejected)	((next) == (rejected))
+#endif
+
+/* Dereference a tower pointer of a leaf whose lock the caller holds. */
+#define sl_next_locked(leaf, level) \
+	rcu_dereference_protected((leaf)->next[level], \
+				  lockdep_is_held(&(leaf)->lock))
+
+#define sl_prev_locked(leaf) \
+	rcu_dereference_protected((leaf)->prev, lockdep_is_held(&(leaf)->lock))
+
+static inline bool sl_leaf_covers(const struct sl_leaf *leaf,
+				  unsigned long key)
+{
+	return key >= leaf->lo && key <= READ_ONCE(leaf->hi);
+}
+
+/* Index of the last key <= @key, -1 if none.  Caller holds the lock. */
+static inline int sl_floor_locked(const struct sl_leaf *leaf,
+				  unsigned long key)
+{
+	const unsigned long *keys = sl_keys(leaf);
+	int lo = 0, hi = leaf->nr - 1, found = -1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+
+		if (keys[mid] == key)
+			return mid;
+		if (keys[mid] < key) {
+			found = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return found;
+}
+
+/*
+ * The leaf locks a writer holds, in the order it took them.  The first is
+ * taken with interrupts disabled, so that the list may be updated from any
+ * context; the others nest inside it with increasing lockdep subclasses.
+ */
+struct sl_locked {
+	struct sl_leaf *leaf[3];
+	unsigned int nr;
+	unsigned long flags;
+};
+
+static inline void sl_lock_leaf(struct sl_locked *held, struct sl_leaf *leaf)
+	__acquires(&leaf->lock)
+{
+	if (!held->nr)
+		spin_lock_irqsave(&leaf->lock, held->flags);
+	else
+		spin_lock_nested(&leaf->lock, held->nr);
+	held->leaf[held->nr++] = leaf;
+}
+
+static inline void sl_unlock_all(struct sl_locked *held)
+{
+	while (held->nr > 1)
+		spin_unlock(&held->leaf[--held->nr]->lock);
+	if (held->nr)
+		spin_unlock_irqrestore(&held->leaf[--held->nr]->lock,
+				       held->flags);
+}
+
+/*
+ * Open a write section on a leaf whose lock is held.  The subclass is the
+ * lock's position in the chain, so lockdep sees the same nesting for the
+ * sequence counts as for the locks.
+ */
+static inline void sl_write_begin(struct sl_locked *held, struct sl_leaf *leaf)
+{
+	unsigned int i;
+
+	for (i = 0; i < held->nr; i++)
+		if (held->leaf[i] == leaf)
+			break;
+	WARN_ON_ONCE(i == held->nr);
+	write_seqcount_begin_nested(&leaf->seq, i);
+}
+
+static inline void sl_write_end(struct sl_leaf *leaf)
+{
+	write_seqcount_end(&leaf->seq);
+}
+
+/*
+ * The finger only ever points at a leaf that was live when a writer holding
+ * its lock set it; the writer that kills a leaf holds that lock too and
+ * drops the finger if it still points there, before the grace period that
+ * frees the leaf starts.  Losing a finger to a racing writer is harmless.
+ */
+static inline void sl_finger_set(struct sl_list *list, struct sl_leaf *leaf)
+{
+	lockdep_assert_held(&leaf->lock);
+	if (rcu_access_pointer(list->finger) != leaf) {
+		WRITE_ONCE(list->finger_lo, leaf->lo);
+		rcu_assign_pointer(list->finger, leaf);
+	}
+}
+
+static inline void sl_finger_forget(struct sl_list *list, struct sl_leaf *dead)
+{
+	lockdep_assert_held(&dead->lock);
+	if (rcu_access_pointer(list->finger) == dead)
+		RCU_INIT_POINTER(list->finger, NULL);
+}
+
+/* leaf.c */
+struct sl_leaf *sl_leaf_alloc(unsigned int height, gfp_t gfp);
+void sl_leaf_free(struct sl_leaf *leaf);
+void sl_leaf_free_rcu(struct sl_leaf *leaf);
+unsigned int sl_random_height(unsigned int level);
+int sl_caches_init(void);
+void sl_caches_exit(void);
+
+/* insert.c */
+int sl_insert_slot(struct sl_list *list, struct sl_slot *slot, gfp_t gfp);
+
+/* search.c */
+struct sl_leaf *sl_descend(struct sl_list *list, unsigned long key,
+			   unsigned int *loads);
+
+/* locking.c */
+struct sl_leaf *sl_lock_covering(struct sl_list *list, unsigned long key,
+				 struct sl_locked *held);
+bool sl_lock_with_prev(struct sl_locked *held, unsigned long key);
+
+/* tower.c */
+void sl_tower_link(struct sl_list *list, struct sl_leaf *leaf);
+void sl_tower_unlink(struct sl_list *list, struct sl_leaf *leaf);
+
+#endif /* _SKIPLIST_LEAF_H */

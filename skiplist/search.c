@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lockless searches: descent through the towers, consistent snapshots of a
+ * leaf, point and overlap lookups, and ordered iteration.  Everything here
+ * runs under rcu_read_lock() alone and never writes shared memory.
+ *
+ * A descent is only a guess: towers may be stale while writers link and
+ * unlink leaves.  What makes an answer correct is the snapshot of the leaf
+ * it ends in, taken between two reads of the leaf's sequence count and
+ * checked against the leaf's fences: inside a snapshot, the leaf holds
+ * exactly the slots whose keys lie in [lo, hi], because every writer that
+ * moves keys between leaves or changes a fence does so inside the write
+ * sections of every leaf involved.
+ */
+#include <linux/export.h>
+#include "leaf.h"
+
+/*
+ * Where a search for @key should end: the leaf whose fences cover @key, as
+ * far as a lockless descent can tell.  Compares against the lower fence of
+ * the next leaf at every level above 0, and at level 0 against the upper
+ * fence of the leaf it is in, which sits in the cache line the search has
+ * already loaded.
+ */
+struct sl_leaf *sl_descend(struct sl_list *list, unsigned long key,
+			   unsigned int *loads)
+{
+	struct sl_leaf *leaf = list->head, *rejected = NULL, *next;
+	int level;
+
+	for (level = READ_ONCE(list->level) - 1; level > 0; level--) {
+		for (;;) {
+			next = rcu_dereference(leaf->next[level]);
+			if (!next || sl_known_above(next, rejected))
+				break;
+			sl_count(*loads);
+			if (key < next->lo) {
+				rejected = next;
+				break;
+			}
+			leaf = next;
+			/* Its range starts at @key: nothing below can help. */
+			if (key == next->lo)
+				return leaf;
+		}
+	}
+	for (;;) {
+		next = rcu_dereference(leaf->next[0]);
+		if (!next || sl_known_above(next, rejected))
+			return leaf;
+		sl_count(*loads);
+		if (key <= READ_ONCE(leaf->hi))
+			return leaf;
+		leaf = next;
+	}
+}
+
+static inline int sl_snapshot_nr(const struct sl_leaf *leaf)
+{
+	/* A torn snapshot is thrown away, but must not index out of bounds. */
+	return min_t(int, READ_ONCE(leaf->nr), SL_LEAF_KEYS);
+}
+
+/*
+ * Index of the last key <= @key among the first @nr keys of a snapshot, -1
+ * if none; *exact tells whether it equals @key.  Binary search, leaving as
+ * soon as it meets @key.
+ */
+static int sl_snapshot_floor(const unsigned long *keys, int nr,
+			     unsigned long key, bool *exact,
+			     unsigned int *loads)
+{
+	int lo = 0, hi = nr - 1, found = -1;
+
+	*exact = false;
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+		unsigned long k = READ_ONCE(keys[mid]);
+
+		sl_count(*loads);
+		if (k == key) {
+			*exact = true;
+			return mid;
+		}
+		if (k < key) {
+			found = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return found;
+}
+
+/*
+ * The outcome of checking a leaf snapshot against the key it was read for:
+ * the key is covered, or the search must move to a neighbour and repeat.
+ */
+enum sl_fence {
+	SL_COVERED,
+	SL_GO_LEFT,
+	SL_GO_RIGHT,
+};
+
+/*
+ * Whether the open snapshot of @leaf covers @key, given the floor index the
+ * caller found in it.  The fences are loaded only when the keys themselves
+ * cannot prove coverage: a key found with a larger key after it is inside
+ * the leaf, and any key >= keys[0] is above the lower fence.
+ */
+static enum sl_fence sl_snapshot_fence(const struct sl_leaf *leaf, int nr,
+				       int idx, bool exact, unsigned long key,
+				       unsigned int *loads)
+{
+	if (idx < 0) {
+		sl_count(*loads);
+		if (key < leaf->lo)
+			return SL_GO_LEFT;
+	}
+	if (idx == nr - 1 && !exact) {
+		sl_count(*loads);
+		if (key > READ_ONCE(leaf->hi))
+			return SL_GO_RIGHT;
+	}
+	return SL_COVERED;
+}
+
+/*
+ * Move a search off a leaf that cannot answer it: a dead leaf hands its
+ * range to the leaf before it, whose back pointer froze when it died.
+ */
+static struct sl_leaf *sl_step(struct sl_leaf *leaf, enum sl_fence dir)
+{
+	if (dir == SL_GO_RIGHT)
+		return rcu_dereference(leaf->next[0]);
+	return rcu_dereference(leaf->prev);
+}
+
+/*
+ * Read the last slot of the leaf before @leaf, from a snapshot of its own,
+ * while the caller's snapshot of @leaf is still open.  Returns false if the
+ * back pointer was stale or the snapshot torn, and the caller must retry.
+ * *slot is NULL when there is no earlier slot (only the head can be empty).
+ */
+static bool sl_read_prev_last(const struct sl_leaf *leaf,
+			      struct sl_slot **slot, unsigned long *start,
+			      unsigned int *loads)
+{
+	struct sl_leaf *prev = rcu_dereference(leaf->prev);
+	unsigned int seq;
+	int nr;
+
+	*slot = NULL;
+	if (!prev)
+		return true;
+	seq = read_seqcount_begin(&prev->seq);
+	if (READ_ONCE(prev->dead) || rcu_dereference(prev->next[0]) != leaf)
+		return false;
+	nr = sl_snapshot_nr(prev);
+	if (nr) {
+		sl_count(*loads);
+		*start = READ_ONCE(sl_keys(prev)[nr - 1]);
+		*slot = READ_ONCE(sl_slots(prev)[nr - 1]);
+	}
+	return !read_seqcount_retry(&prev->seq, seq);
+}
+
+/**
+ * sl_lookup() - find the slot containing a key
+ * @list: the list
+ * @key:  the unit to look for
+ *
+ * Context: Any context; caller holds rcu_read_lock().
+ * Return: the slot whose extent contains @key, or NULL if none does.
+ */
+struct sl_slot *sl_lookup(struct sl_list *list, unsigned long key)
+{
+	struct sl_leaf *leaf;
+	struct sl_slot *slot;
+	unsigned long start = 0;
+	unsigned int loads = 0;
+
+	leaf = sl_descend(list, key, &loads);
+	for (;;) {
+		unsigned int seq = read_seqcount_begin(&leaf->seq);
+		enum sl_fence fence;
+		int nr, idx;
+		bool exact;
+
+		if (READ_ONCE(leaf->dead)) {
+			leaf = sl_step(leaf, SL_GO_LEFT);
+			continue;
+		}
+		nr = sl_snapshot_nr(leaf);
+		idx = sl_snapshot_floor(sl_keys(leaf), nr, key, &exact, &loads);
+		fence = sl_snapshot_fence(leaf, nr, idx, exact, key, &loads);
+		if (fence != SL_COVERED) {
+			struct sl_leaf *next = sl_step(leaf, fence);
+
+			if (!read_seqcount_retry(&leaf->seq, seq))
+				leaf = next;
+			continue;
+		}
+		if (idx >= 0) {
+			start = READ_ONCE(sl_keys(leaf)[idx]);
+			slot = READ_ONCE(sl_slots(leaf)[idx]);
+		} else if (!sl_read_prev_last(leaf, &slot, &start, &loads)) {
+			continue;
+		}
+		if (!read_seqcount_retry(&leaf->seq, seq))
+			break;
+	}
+	sl_count_flush(loads);
+	/* The snapshot held: @slot was in the list, its extent is stable. */
+	if (slot && key - start < slot->size)
+		return slot;
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(sl_lookup);
+
+/*
+ * First slot of the leaf after @leaf, from a snapshot of its own taken
+ * while the caller's snapshot of @leaf is open.  Returns false on a torn
+ * snapshot; *slot is NULL at the end of the list.
+ */
+static bool sl_read_next_first(const struct sl_leaf *leaf,
+			       struct sl_slot **slot, unsigned long *start,
+			       unsigned int *loads)
+{
+	struct sl_leaf *next = rcu_dereference(leaf->next[0]);
+	unsigned int seq;
+
+	*slot = NULL;
+	if (!next)
+		return true;
+	seq = read_seqcount_begin(&next->seq);
+	if (READ_ONCE(next->dead))
+		return false;
+	if (sl_snapshot_nr(next)) {
+		sl_count(*loads);
+		*start = READ_ONCE(sl_keys(next)[0]);
+		*slot = READ_ONCE(sl_slots(next)[0]);
+	}
+	return !read_seqcount_retry(&next->seq, seq);
+}
+
+/**
+ * sl_first_overlap() - find the first slot overlapping a range
+ * @list:  the list
+ * @start: first unit of the range
+ * @end:   one past the last unit of the range; must be above @start
+ *
+ * Context: Any context; caller holds rcu_read_lock().
+ * Return: the slot with the lowest key whose extent overlaps
+ * [@start, @end), or NULL if none does or the range is empty.
+ */
+struct sl_slot *sl_first_overlap(struct sl_list *list, unsigned long start,
+				 unsigned long end)
+{
+	struct sl_slot *floor, *succ;
+	unsigned long floor_key = 0, succ_key = 0;
+	struct sl_leaf *leaf;
+	unsigned int loads = 0;
+
+	if (end <= start)
+		return NULL;
+	leaf = sl_descend(list, start, &loads);
+	for (;;) {
+		unsigned int seq = read_seqcount_begin(&leaf->seq);
+		enum sl_fence fence;
+		int nr, idx;
+		bool exact;
+
+		if (READ_ONCE(leaf->dead)) {
+			leaf = sl_step(leaf, SL_GO_LEFT);
+			continue;
+		}
+		nr = sl_snapshot_nr(leaf);
+		idx = sl_snapshot_floor(sl_keys(leaf), nr, start, &exact,
+					&loads);
+		fence = sl_snapshot_fence(leaf, nr, idx, exact, start, &loads);
+		if (fence != SL_COVERED) {
+			struct sl_leaf *next = sl_step(leaf, fence);
+
+			if (!read_seqcount_retry(&leaf->seq, seq))
+				leaf = next;
+			continue;
+		}
+		if (idx >= 0) {
+			floor_key = READ_ONCE(sl_keys(leaf)[idx]);
+			floor = READ_ONCE(sl_slots(leaf)[idx]);
+		} else if (!sl_read_prev_last(leaf, &floor, &floor_key,
+					      &loads)) {
+			continue;
+		}
+		succ = NULL;
+		if (!exact) {
+			if (idx + 1 < nr) {
+				sl_count(loads);
+				succ_key = READ_ONCE(sl_keys(leaf)[idx + 1]);
+				succ = READ_ONCE(sl_slots(leaf)[idx + 1]);
+			} else if (!sl_read_next_first(leaf, &succ, &succ_key,
+						       &loads)) {
+				continue;
+			}
+		}
+		if (!read_seqcount_retry(&leaf->seq, seq))
+			break;
+	}
+	sl_count_flush(loads);
+	if (floor && start - floor_key < floor->size)
+		return floor;
+	if (succ && succ_key < end)
+		return succ;
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(sl_first_overlap);
+
+/*
+ * Position the cursor: a snapshot of the leaf covering the first key >=
+ * iter->pos (or the last leaf when past the end), with iter->idx the index
+ * of that key in it (nr if the key lies in a later leaf).
+ */
+static void sl_iter_seek(struct sl_iter *iter)
+{
+	unsigned long key = iter->past_end ? ULONG_MAX : iter->pos;
+	struct sl_leaf *leaf;
+	unsigned int loads = 0;
+
+	leaf = sl_descend(iter->list, key, &loads);
+	for (;;) {
+		unsigned int seq = read_seqcount_begin(&leaf->seq);
+		enum sl_fence fence;
+		int nr, idx;
+		bool exact;
+
+		if (READ_ONCE(leaf->dead)) {
+			leaf = sl_step(leaf, SL_GO_LEFT);
+			continue;
+		}
+		nr = sl_snapshot_nr(leaf);
+		idx = sl_snapshot_floor(sl_keys(leaf), nr, key, &exact, &loads);
+		fence = sl_snapshot_fence(leaf, nr, idx, exact, key, &loads);
+		if (fence != SL_COVERED) {
+			struct sl_leaf *next = sl_step(leaf, fence);
+
+			if (!read_seqcount_retry(&leaf->seq, seq))
+				leaf = next;
+			continue;
+		}
+		/* First index with a key >= pos; past the end, after all. */
+		if (iter->past_end)
+			idx = nr;
+		else if (!exact)
+			idx++;
+		iter->leaf = leaf;
+		iter->seq = seq;
+		iter->idx = idx;
+		if (!read_seqcount_retry(&leaf->seq, seq))
+			break;
+	}
+	sl_count_flush(loads);
+}
+
+/*
+ * Reuse the cursor's snapshot if its leaf has not changed since; otherwise
+ * search again from the cursor's key.
+ */
+static void sl_iter_revalidate(struct sl_iter *iter)
+{
+	if (!iter->leaf || read_seqcount_begin(&iter->leaf->seq) != iter->seq)
+		sl_iter_seek(iter);
+}
+
+/**
+ * sl_iter_start() - place a cursor before the first slot with key >= @pos
+ * @iter: the cursor
+ * @list: the list to iterate
+ * @pos:  where to start
+ *
+ * The cursor moves with sl_iter_next() and sl_iter_prev().  Under
+ * concurrent updates every slot returned was in the list at some moment of
+ * the call that returned it, keys come back in strictly increasing (or, for
+ * sl_iter_prev(), decreasing) order, and a slot that stays in the list for
+ * the whole walk is never skipped.
+ *
+ * Context: Any context; caller holds rcu_read_lock() for the whole walk.
+ */
+void sl_iter_start(struct sl_iter *iter, struct sl_list *list,
+		   unsigned long pos)
+{
+	iter->list = list;
+	iter->leaf = NULL;
+	iter->pos = pos;
+	iter->past_end = false;
+}
+EXPORT_SYMBOL_GPL(sl_iter_start);
+
+/**
+ * sl_iter_next() - return the slot after the cursor and move past it
+ * @iter: a cursor set up by sl_iter_start()
+ *
+ * Context: Any context; caller holds rcu_read_lock().
+ * Return: the first slot whose key is >= the cursor, or NULL at the end.
+ */
+struct sl_slot *sl_iter_next(struct sl_iter *iter)
+{
+	struct sl_slot *slot;
+	unsigned long key;
+
+	if (iter->past_end)
+		return NULL;
+	sl_iter_revalidate(iter);
+	for (;;) {
+		struct sl_leaf *leaf = iter->leaf;
+		unsigned int seq = iter->seq;
+		struct sl_leaf *next;
+		int nr = sl_snapshot_nr(leaf);
+
+		if (iter->idx < nr) {
+			key = READ_ONCE(sl_keys(leaf)[iter->idx]);
+			slot = READ_ONCE(sl_slots(leaf)[iter->idx]);
+			if (read_seqcount_retry(&leaf->seq, seq)) {
+				sl_iter_seek(iter);
+				continue;
+			}
+			iter->idx++;
+			break;
+		}
+		/* The next key is further right: step along level 0. */
+		next = rcu_dereference(leaf->next[0]);
+		if (read_seqcount_retry(&leaf->seq, seq)) {
+			sl_iter_seek(iter);
+			continue;
+		}
+		if (!next)
+			return NULL;
+		iter->leaf = next;
+		iter->seq = read_seqcount_begin(&next->seq);
+		iter->idx = 0;
+		if (READ_ONCE(next->dead) || next->lo < iter->pos)
+			sl_iter_seek(iter);
+	}
+	if (key == ULONG_MAX)
+		iter->past_end = true;
+	else
+		iter->pos = key + 1;
+	return slot;
+}
+EXPORT_SYMBOL_GPL(sl_iter_next);
+
+/**
+ * sl_iter_prev() - return the slot before the cursor and move before it
+ * @iter: a cursor set up by sl_iter_start()
+ *
+ * Context: Any context; caller holds rcu_read_lock().
+ * Return: the last slot whose key is below the cursor, or NULL at the
+ * start of the list.
+ */
+struct sl_slot *sl_iter_prev(struct sl_iter *iter)
+{
+	struct sl_slot *slot;
+	unsigned long key;
+
+	if (!iter->past_end && !iter->pos)
+		return NULL;
+	sl_iter_revalidate(iter);
+	for (;;) {
+		struct sl_leaf *leaf = iter->leaf;
+		unsigned int seq = iter->seq;
+		struct sl_leaf *prev;
+		int nr = sl_snapshot_nr(leaf);
+
+		if (iter->idx > 0) {
+			int idx = min(iter->idx, nr) - 1;
+
+			key = READ_ONCE(sl_keys(leaf)[idx]);
+			slot = READ_ONCE(sl_slots(leaf)[idx]);
+			if (read_seqcount_retry(&leaf->seq, seq)) {
+				sl_iter_seek(iter);
+				continue;
+			}
+			iter->idx = idx;
+			break;
+		}
+		/* The key before lies further left: confirm the back link. */
+		prev = rcu_dereference(leaf->prev);
+		if (read_seqcount_retry(&leaf->seq, seq)) {
+			sl_iter_seek(iter);
+			continue;
+		}
+		if (!prev)
+			return NULL;
+		iter->leaf = prev;
+		iter->seq = read_seqcount_begin(&prev->seq);
+		iter->idx = sl_snapshot_nr(prev);
+		if (READ_ONCE(prev->dead) ||
+		    rcu_dereference(prev->next[0]) != leaf)
+			sl_iter_seek(iter);
+	}
+	iter->pos = key;
+	iter->past_end = false;
+	return slot;
+}
+EXPORT_SYMBOL_GPL(sl_iter_prev);

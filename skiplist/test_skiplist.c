@@ -1,0 +1,692 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests for the skiplist.  As a module (test_skiplist.ko) they run at load
+ * time, print "N of M tests passed" and fail the load if any failed; the
+ * userspace harness in tools/testing/skiplist builds this same file against
+ * liburcu and runs it the same way.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/rcupdate.h>
+#include "skiplist.h"
+
+static unsigned int sl_tests_run;
+static unsigned int sl_tests_passed;
+
+#define SL_EXPECT(cond) ({						\
+	bool __ok = (cond);						\
+	sl_tests_run++;							\
+	if (likely(__ok))						\
+		sl_tests_passed++;					\
+	else								\
+		pr_err("test_skiplist: %s:%d: expected %s\n",		\
+		       __func__, __LINE__, #cond);			\
+	__ok;								\
+})
+
+#define SL_TEST_MAGIC	0x5157ab1eUL
+#define SL_TEST_FREED	0xdeadf1eeUL
+
+struct sl_test_item {
+	struct sl_slot slot;
+	unsigned long magic;
+	struct rcu_head rcu;
+};
+
+/* xorshift64: the tests must be reproducible, not random. */
+static u64 sl_test_rng = 88172645463325252ULL;
+
+static u64 sl_test_rand(void)
+{
+	sl_test_rng ^= sl_test_rng << 13;
+	sl_test_rng ^= sl_test_rng >> 7;
+	sl_test_rng ^= sl_test_rng << 17;
+	return sl_test_rng;
+}
+
+static struct sl_test_item *sl_test_item_new(unsigned long key,
+					     unsigned long size)
+{
+	struct sl_test_item *item = kmalloc(sizeof(*item), GFP_KERNEL);
+
+	if (item) {
+		item->slot.key = key;
+		item->slot.size = size;
+		item->magic = SL_TEST_MAGIC;
+	}
+	return item;
+}
+
+static void sl_test_item_free_cb(struct rcu_head *head)
+{
+	struct sl_test_item *item = container_of(head, struct sl_test_item,
+						 rcu);
+
+	item->magic = SL_TEST_FREED;
+	kfree(item);
+}
+
+static void sl_test_item_free(struct sl_test_item *item)
+{
+	call_rcu(&item->rcu, sl_test_item_free_cb);
+}
+
+static void sl_test_free_slot(struct sl_slot *slot, void *arg)
+{
+	unsigned long *count = arg;
+
+	if (count)
+		(*count)++;
+	sl_test_item_free(container_of(slot, struct sl_test_item, slot));
+}
+
+static struct sl_test_item *sl_test_item_of(struct sl_slot *slot)
+{
+	return slot ? container_of(slot, struct sl_test_item, slot) : NULL;
+}
+
+/* Insert a fresh item; frees it again unless the insert took it. */
+static int sl_test_insert(struct sl_list *list, unsigned long key,
+			  unsigned long size)
+{
+	struct sl_test_item *item = sl_test_item_new(key, size);
+	int ret;
+
+	if (!item)
+		return -ENOMEM;
+	ret = sl_insert(list, &item->slot, GFP_KERNEL);
+	if (ret)
+		kfree(item);
+	return ret;
+}
+
+static bool sl_test_remove(struct sl_list *list, unsigned long key)
+{
+	struct sl_slot *slot = sl_remove(list, key);
+
+	if (!slot)
+		return false;
+	sl_test_item_free(sl_test_item_of(slot));
+	return true;
+}
+
+/* Key of the slot a lookup finds, or ULONG_MAX for none. */
+static unsigned long sl_test_lookup(struct sl_list *list, unsigned long key)
+{
+	struct sl_slot *slot;
+	unsigned long found = ULONG_MAX;
+
+	rcu_read_lock();
+	slot = sl_lookup(list, key);
+	if (slot) {
+		found = slot->key;
+		if (sl_test_item_of(slot)->magic != SL_TEST_MAGIC)
+			found = ULONG_MAX - 1;
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+static unsigned long sl_test_overlap(struct sl_list *list,
+				     unsigned long start, unsigned long end)
+{
+	struct sl_slot *slot;
+	unsigned long found;
+
+	rcu_read_lock();
+	slot = sl_first_overlap(list, start, end);
+	found = slot ? slot->key : ULONG_MAX;
+	rcu_read_unlock();
+	return found;
+}
+
+static unsigned long sl_test_items(struct sl_list *list)
+{
+	struct sl_stats stats;
+
+	sl_stats(list, &stats);
+	return stats.items;
+}
+
+static void sl_test_destroy(struct sl_list *list)
+{
+	sl_destroy(list, sl_test_free_slot, NULL);
+}
+
+static void test_empty(void)
+{
+	struct sl_list list;
+	struct sl_test_item item = { .slot = { .key = 5, .size = 1 } };
+	struct sl_stats stats;
+	struct sl_iter iter;
+
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	SL_EXPECT(sl_test_lookup(&list, 0) == ULONG_MAX);
+	SL_EXPECT(sl_test_lookup(&list, ULONG_MAX) == ULONG_MAX);
+	SL_EXPECT(sl_test_overlap(&list, 0, ULONG_MAX) == ULONG_MAX);
+	SL_EXPECT(!sl_remove(&list, 5));
+	SL_EXPECT(sl_erase(&list, &item.slot) == -ENOENT);
+	rcu_read_lock();
+	sl_iter_start(&iter, &list, 0);
+	SL_EXPECT(!sl_iter_next(&iter));
+	SL_EXPECT(!sl_iter_prev(&iter));
+	sl_iter_start(&iter, &list, ULONG_MAX);
+	SL_EXPECT(!sl_iter_prev(&iter));
+	rcu_read_unlock();
+	sl_stats(&list, &stats);
+	SL_EXPECT(stats.items == 0 && stats.leaves == 1);
+	SL_EXPECT(sl_check(&list) == 0);
+	sl_test_destroy(&list);
+}
+
+static void test_insert_lookup(void)
+{
+	struct sl_list list;
+	unsigned long k;
+
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	SL_EXPECT(sl_test_insert(&list, 10, 5) == 0);
+	for (k = 8; k < 17; k++)
+		SL_EXPECT(sl_test_lookup(&list, k) ==
+			  (k >= 10 && k < 15 ? 10 : ULONG_MAX));
+	/* Every way of overlapping [10, 15) is refused. */
+	SL_EXPECT(sl_test_insert(&list, 10, 5) == -EEXIST);
+	SL_EXPECT(sl_test_insert(&list, 10, 1) == -EEXIST);
+	SL_EXPECT(sl_test_insert(&list, 9, 2) == -EEXIST);
+	SL_EXPECT(sl_test_insert(&list, 14, 1) == -EEXIST);
+	SL_EXPECT(sl_test_insert(&list, 12, 1) == -EEXIST);
+	SL_EXPECT(sl_test_insert(&list, 0, 100) == -EEXIST);
+	/* Touching is not overlapping. */
+	SL_EXPECT(sl_test_insert(&list, 15, 5) == 0);
+	SL_EXPECT(sl_test_insert(&list, 5, 5) == 0);
+	SL_EXPECT(sl_test_lookup(&list, 9) == 5);
+	SL_EXPECT(sl_test_lookup(&list, 15) == 15);
+	SL_EXPECT(sl_test_lookup(&list, 20) == ULONG_MAX);
+	/* Bad extents. */
+	SL_EXPECT(sl_test_insert(&list, 100, 0) == -EINVAL);
+	SL_EXPECT(sl_test_insert(&list, ULONG_MAX, 2) == -EINVAL);
+	SL_EXPECT(sl_test_insert(&list, ULONG_MAX - 9, 11) == -EINVAL);
+	/* The very last unit can be covered. */
+	SL_EXPECT(sl_test_insert(&list, ULONG_MAX - 9, 10) == 0);
+	SL_EXPECT(sl_test_lookup(&list, ULONG_MAX) == ULONG_MAX - 9);
+	SL_EXPECT(sl_test_insert(&list, ULONG_MAX, 1) == -EEXIST);
+	SL_EXPECT(sl_test_items(&list) == 4);
+	SL_EXPECT(sl_check(&list) == 0);
+	sl_test_destroy(&list);
+}
+
+/* Fill with @n items of size 8 at multiples of 16, in the given order. */
+static bool sl_test_fill(struct sl_list *list, unsigned long n, int order)
+{
+	unsigned long i, key;
+
+	for (i = 0; i < n; i++) {
+		if (order > 0)
+			key = i;
+		else if (order < 0)
+			key = n - 1 - i;
+		else
+			key = (i * 7919) % n;	/* 7919 is prime: a permutation */
+		if (sl_test_insert(list, key * 16, 8))
+			return false;
+	}
+	return true;
+}
+
+static void test_orders(void)
+{
+	static const unsigned long sizes[] = { 1, 15, 16, 17, 1000, 20000 };
+	int order, s;
+
+	for (order = -1; order <= 1; order++) {
+		for (s = 0; s < ARRAY_SIZE(sizes); s++) {
+			unsigned long n = sizes[s], i, bad = 0;
+			struct sl_list list;
+
+			if (order == 0 && n % 7919 == 0)
+				continue;
+			if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+				return;
+			SL_EXPECT(sl_test_fill(&list, n, order));
+			for (i = 0; i < n; i++) {
+				bad += sl_test_lookup(&list, i * 16) != i * 16;
+				bad += sl_test_lookup(&list, i * 16 + 7) != i * 16;
+				bad += sl_test_lookup(&list, i * 16 + 8) != ULONG_MAX;
+			}
+			SL_EXPECT(bad == 0);
+			SL_EXPECT(sl_test_items(&list) == n);
+			SL_EXPECT(sl_check(&list) == 0);
+			sl_test_destroy(&list);
+		}
+	}
+}
+
+static void test_remove(void)
+{
+	unsigned long n = 5000, i, key, bad = 0;
+	struct sl_test_item *other;
+	struct sl_list list;
+	struct sl_stats stats;
+
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	SL_EXPECT(sl_test_fill(&list, n, 1));
+	/* Only the exact start key removes. */
+	SL_EXPECT(!sl_remove(&list, 17));
+	/* sl_erase() wants the very slot, not just its key. */
+	other = sl_test_item_new(16, 8);
+	if (other) {
+		SL_EXPECT(sl_erase(&list, &other->slot) == -ENOENT);
+		kfree(other);
+	}
+	SL_EXPECT(sl_test_lookup(&list, 16) == 16);
+	for (i = 0; i < n; i++) {
+		key = ((i * 7919) % n) * 16;
+		bad += !sl_test_remove(&list, key);
+		bad += sl_test_lookup(&list, key) != ULONG_MAX;
+		bad += sl_test_remove(&list, key);
+		if (i % 500 == 0)
+			SL_EXPECT(sl_check(&list) == 0);
+	}
+	SL_EXPECT(bad == 0);
+	/* Every emptied leaf was merged away: only the head is left. */
+	sl_stats(&list, &stats);
+	SL_EXPECT(stats.items == 0 && stats.leaves == 1);
+	SL_EXPECT(sl_check(&list) == 0);
+	sl_test_destroy(&list);
+}
+
+static void test_erase(void)
+{
+	struct sl_test_item *a = sl_test_item_new(100, 10);
+	struct sl_list list;
+
+	if (!a || !SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0)) {
+		kfree(a);
+		return;
+	}
+	SL_EXPECT(sl_insert(&list, &a->slot, GFP_KERNEL) == 0);
+	SL_EXPECT(sl_erase(&list, &a->slot) == 0);
+	SL_EXPECT(sl_erase(&list, &a->slot) == -ENOENT);
+	SL_EXPECT(sl_test_lookup(&list, 100) == ULONG_MAX);
+	sl_test_item_free(a);
+	sl_test_destroy(&list);
+}
+
+/* Items at 100 * i of size 50: gaps of 50 between them. */
+static void test_overlap(void)
+{
+	unsigned long n = 1000, i, bad = 0;
+	struct sl_list list;
+
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	for (i = 0; i < n; i++)
+		bad += sl_test_insert(&list, 100 * i + 100, 50) != 0;
+	SL_EXPECT(bad == 0);
+	SL_EXPECT(sl_test_overlap(&list, 0, 100) == ULONG_MAX);
+	SL_EXPECT(sl_test_overlap(&list, 0, 101) == 100);
+	SL_EXPECT(sl_test_overlap(&list, 5, 5) == ULONG_MAX);
+	SL_EXPECT(sl_test_overlap(&list, 6, 5) == ULONG_MAX);
+	for (i = 1; i <= n; i++) {
+		unsigned long k = 100 * i;
+
+		bad += sl_test_overlap(&list, k, k + 1) != k;
+		bad += sl_test_overlap(&list, k + 49, k + 200) != k;
+		bad += sl_test_overlap(&list, k + 50, k + 100) != ULONG_MAX;
+		bad += sl_test_overlap(&list, k + 50, k + 101) !=
+		       (i < n ? k + 100 : ULONG_MAX);
+		bad += sl_test_overlap(&list, k + 60, ULONG_MAX) !=
+		       (i < n ? k + 100 : ULONG_MAX);
+		bad += sl_test_overlap(&list, k - 1, k + 10) != k;
+	}
+	SL_EXPECT(bad == 0);
+	/*
+	 * Every leaf boundary, both ways: the neighbour an insert must not
+	 * overlap may sit in the leaf before or after the one it lands in.
+	 */
+	for (i = 1; i <= n; i++) {
+		unsigned long k = 100 * i;
+
+		bad += sl_test_insert(&list, k + 49, 2) != -EEXIST;
+		bad += sl_test_insert(&list, k + 60, 41) !=
+		       (i < n ? -EEXIST : 0);
+		/* [k - 51, k - 50] covers the previous item's last unit. */
+		bad += sl_test_insert(&list, k - 51, 2) !=
+		       (i > 1 ? -EEXIST : 0);
+		if (i == n)
+			bad += !sl_test_remove(&list, k + 60);
+		if (i == 1)
+			bad += !sl_test_remove(&list, k - 51);
+		bad += sl_test_insert(&list, k + 50, 50) != 0;
+		bad += !sl_test_remove(&list, k + 50);
+	}
+	SL_EXPECT(bad == 0);
+	SL_EXPECT(sl_test_items(&list) == n);
+	SL_EXPECT(sl_check(&list) == 0);
+	sl_test_destroy(&list);
+}
+
+static void test_iterate(void)
+{
+	unsigned long n = 3000, i, bad = 0, expect;
+	struct sl_slot *slot;
+	struct sl_iter iter;
+	struct sl_list list;
+
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	SL_EXPECT(sl_test_fill(&list, n, 0));
+	rcu_read_lock();
+	/* Forward over everything, then back again. */
+	sl_iter_start(&iter, &list, 0);
+	for (i = 0; (slot = sl_iter_next(&iter)); i++)
+		bad += slot->key != i * 16;
+	bad += i != n;
+	bad += sl_iter_next(&iter) != NULL;
+	for (i = n; (slot = sl_iter_prev(&iter)); i--)
+		bad += slot->key != (i - 1) * 16;
+	bad += i != 0;
+	/* From any key, both ways. */
+	for (i = 0; i < 200; i++) {
+		unsigned long pos = sl_test_rand() % (n * 16 + 32);
+
+		sl_iter_start(&iter, &list, pos);
+		slot = sl_iter_next(&iter);
+		expect = (pos + 15) / 16 * 16;
+		bad += expect < n * 16 ? !slot || slot->key != expect : !!slot;
+		sl_iter_start(&iter, &list, pos);
+		slot = sl_iter_prev(&iter);
+		expect = pos ? (pos - 1) / 16 * 16 : ULONG_MAX;
+		if (expect != ULONG_MAX && expect >= n * 16)
+			expect = (n - 1) * 16;
+		bad += expect != ULONG_MAX ? !slot || slot->key != expect :
+		       !!slot;
+	}
+	/* next and prev alternate over the same slot. */
+	sl_iter_start(&iter, &list, 160);
+	slot = sl_iter_next(&iter);
+	bad += !slot || slot->key != 160;
+	slot = sl_iter_prev(&iter);
+	bad += !slot || slot->key != 160;
+	slot = sl_iter_prev(&iter);
+	bad += !slot || slot->key != 144;
+	slot = sl_iter_next(&iter);
+	bad += !slot || slot->key != 144;
+	rcu_read_unlock();
+	SL_EXPECT(bad == 0);
+
+	/* Past the end and at ULONG_MAX. */
+	SL_EXPECT(sl_test_insert(&list, ULONG_MAX, 1) == 0);
+	rcu_read_lock();
+	sl_iter_start(&iter, &list, ULONG_MAX);
+	slot = sl_iter_next(&iter);
+	SL_EXPECT(slot && slot->key == ULONG_MAX);
+	SL_EXPECT(!sl_iter_next(&iter));
+	slot = sl_iter_prev(&iter);
+	SL_EXPECT(slot && slot->key == ULONG_MAX);
+	slot = sl_iter_prev(&iter);
+	SL_EXPECT(slot && slot->key == (n - 1) * 16);
+	rcu_read_unlock();
+	sl_test_destroy(&list);
+}
+
+static int sl_test_hole(struct sl_list *list, unsigned long size,
+			unsigned long align, unsigned long min,
+			unsigned long max, unsigned long hint,
+			unsigned long *key)
+{
+	struct sl_test_item *item = sl_test_item_new(0, 0);
+	int ret;
+
+	if (!item)
+		return -ENOMEM;
+	ret = sl_insert_hole(list, &item->slot, size, align, min, max, hint,
+			     GFP_KERNEL);
+	if (ret) {
+		kfree(item);
+		return ret;
+	}
+	*key = item->slot.key;
+	return item->slot.size == size ? 0 : -EUCLEAN;
+}
+
+static void test_insert_hole(void)
+{
+	unsigned long key = 0, i, bad = 0;
+	struct sl_list list;
+
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	/* Bad arguments. */
+	SL_EXPECT(sl_test_hole(&list, 0, 1, 0, 100, 0, &key) == -EINVAL);
+	SL_EXPECT(sl_test_hole(&list, 1, 0, 0, 100, 0, &key) == -EINVAL);
+	SL_EXPECT(sl_test_hole(&list, 1, 3, 0, 100, 0, &key) == -EINVAL);
+	SL_EXPECT(sl_test_hole(&list, 1, 1, 100, 100, 0, &key) == -EINVAL);
+	SL_EXPECT(sl_test_hole(&list, 1, 1, 200, 100, 0, &key) == -EINVAL);
+	SL_EXPECT(sl_test_hole(&list, 101, 1, 0, 100, 0, &key) == -ENOSPC);
+	/* First fit fills [0, 100) exactly, then there is no room. */
+	for (i = 0; i < 10; i++) {
+		bad += sl_test_hole(&list, 10, 1, 0, 100, 0, &key) != 0;
+		bad += key != i * 10;
+	}
+	SL_EXPECT(bad == 0);
+	SL_EXPECT(sl_test_hole(&list, 1, 1, 0, 100, 0, &key) == -ENOSPC);
+	/* A gap in the middle is found; the window's end is exclusive. */
+	SL_EXPECT(sl_test_remove(&list, 50));
+	SL_EXPECT(sl_test_hole(&list, 11, 1, 0, 100, 0, &key) == -ENOSPC);
+	SL_EXPECT(sl_test_hole(&list, 10, 1, 0, 100, 0, &key) == 0 && key == 50);
+	SL_EXPECT(sl_test_hole(&list, 5, 1, 0, 105, 0, &key) == 0 && key == 100);
+	/* Alignment skips the unaligned part of a gap. */
+	SL_EXPECT(sl_test_hole(&list, 4, 64, 0, 1000, 0, &key) == 0 &&
+		  key == 128);
+	SL_EXPECT(sl_test_hole(&list, 64, 64, 0, 1000, 0, &key) == 0 &&
+		  key == 192);
+	/* @min is honoured, and so is the hint, which wraps to @min. */
+	SL_EXPECT(sl_test_hole(&list, 1, 1, 300, 1000, 0, &key) == 0 &&
+		  key == 300);
+	SL_EXPECT(sl_test_hole(&list, 1, 1, 300, 1000, 900, &key) == 0 &&
+		  key == 900);
+	SL_EXPECT(sl_test_hole(&list, 100, 1, 300, 1000, 950, &key) == 0 &&
+		  key == 301);
+	/* A hint outside the window is ignored. */
+	SL_EXPECT(sl_test_hole(&list, 1, 1, 300, 1000, 5000, &key) == 0 &&
+		  key == 401);
+	/* An unbounded window reaches ULONG_MAX and no further. */
+	SL_EXPECT(sl_test_hole(&list, 2, 1, ULONG_MAX - 1, 0, 0, &key) == 0 &&
+		  key == ULONG_MAX - 1);
+	SL_EXPECT(sl_test_hole(&list, 1, 1, ULONG_MAX - 1, 0, 0, &key) ==
+		  -ENOSPC);
+	SL_EXPECT(sl_test_hole(&list, 1, 1, ULONG_MAX - 5, 0, 0, &key) == 0 &&
+		  key == ULONG_MAX - 5);
+	SL_EXPECT(sl_test_hole(&list, 4, 4, ULONG_MAX - 5, 0, 0, &key) ==
+		  -ENOSPC);
+	SL_EXPECT(sl_check(&list) == 0);
+	sl_test_destroy(&list);
+}
+
+/* A model-checked random mix of every operation on a small key space. */
+static void test_random_model(void)
+{
+	enum { SPACE = 2048, OPS = 200000 };
+	static u8 model[SPACE];
+	unsigned long i, bad = 0, count = 0, key;
+	struct sl_list list;
+
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	memset(model, 0, sizeof(model));
+	for (i = 0; i < OPS; i++) {
+		unsigned long k = sl_test_rand() % SPACE;
+		unsigned int op = sl_test_rand() % 4;
+
+		if (op == 0) {
+			int ret = sl_test_insert(&list, k * 4, 3);
+
+			bad += ret != (model[k] ? -EEXIST : 0);
+			if (!ret) {
+				model[k] = 1;
+				count++;
+			}
+		} else if (op == 1) {
+			bool removed = sl_test_remove(&list, k * 4);
+
+			bad += removed != model[k];
+			if (removed) {
+				model[k] = 0;
+				count--;
+			}
+		} else if (op == 2) {
+			key = sl_test_lookup(&list, k * 4 + 2);
+			bad += key != (model[k] ? k * 4 : ULONG_MAX);
+			bad += sl_test_lookup(&list, k * 4 + 3) != ULONG_MAX;
+		} else {
+			/* First free cell at or after the hint, wrapping. */
+			unsigned long want = k;
+
+			while (want < SPACE && model[want])
+				want++;
+			if (want == SPACE)
+				for (want = 0; want < SPACE && model[want];)
+					want++;
+			if (sl_test_hole(&list, 3, 4, 0, SPACE * 4, k * 4,
+					 &key) == 0) {
+				bad += key != want * 4;
+				model[key / 4] = 1;
+				count++;
+			} else {
+				bad += count != SPACE || want != SPACE;
+			}
+		}
+		if (i % 20000 == 0) {
+			SL_EXPECT(sl_check(&list) == 0);
+			SL_EXPECT(sl_test_items(&list) == count);
+		}
+	}
+	SL_EXPECT(bad == 0);
+	SL_EXPECT(sl_test_items(&list) == count);
+	SL_EXPECT(sl_check(&list) == 0);
+	sl_test_destroy(&list);
+}
+
+static void test_destroy(void)
+{
+	unsigned long freed = 0;
+	struct sl_list list;
+
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	SL_EXPECT(sl_test_fill(&list, 777, 0));
+	sl_destroy(&list, sl_test_free_slot, &freed);
+	SL_EXPECT(freed == 777);
+}
+
+/* Kept outside the kernel build: the kernel has no deterministic hook. */
+#ifdef SL_TEST_FAULT_INJECTION
+/*
+ * Fail each allocation an insert makes, one at a time, and check that the
+ * list is left exactly as it was and the insert then succeeds.
+ */
+static void test_enomem(void)
+{
+	unsigned long n = 600, i, bad = 0, hits = 0;
+	struct sl_list list;
+
+	shim_fail_nth(1);
+	SL_EXPECT(sl_init(&list, GFP_KERNEL) == -ENOMEM);
+	shim_fail_off();
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	for (i = 0; i < n; i++) {
+		unsigned long key = ((i * 7919) % n) * 16;
+		struct sl_test_item *item = sl_test_item_new(key, 8);
+		int ret;
+
+		if (!item)
+			break;
+		shim_fail_nth(1);
+		ret = sl_insert(&list, &item->slot, GFP_KERNEL);
+		shim_fail_off();
+		if (ret == -ENOMEM) {
+			hits++;
+			bad += sl_test_lookup(&list, key) != ULONG_MAX;
+			bad += sl_test_items(&list) != i;
+			bad += sl_check(&list) != 0;
+			ret = sl_insert(&list, &item->slot, GFP_KERNEL);
+		}
+		bad += ret != 0;
+		if (ret)
+			kfree(item);
+	}
+	SL_EXPECT(bad == 0);
+	/* Every split needs a leaf: many inserts must have hit the failure. */
+	SL_EXPECT(hits >= n / 64);
+	SL_EXPECT(sl_test_items(&list) == n);
+	SL_EXPECT(sl_check(&list) == 0);
+
+	/* insert_hole fails the same way and leaves nothing behind. */
+	{
+		struct sl_test_item *item = sl_test_item_new(0, 0);
+		int ret = -ENOMEM;
+
+		for (i = 0; item && ret == -ENOMEM && i < 64; i++) {
+			shim_fail_nth(1);
+			ret = sl_insert_hole(&list, &item->slot, 8, 8, 0, 0, 0,
+					     GFP_KERNEL);
+			shim_fail_off();
+			bad += ret == -ENOMEM && sl_test_items(&list) != n;
+		}
+		SL_EXPECT(ret == 0 || ret == -ENOMEM);
+		if (ret)
+			kfree(item);
+	}
+	SL_EXPECT(bad == 0);
+	sl_test_destroy(&list);
+}
+#endif
+
+/**
+ * sl_run_tests() - run every test
+ *
+ * Context: Process context.
+ * Return: 0 if all passed, -EINVAL otherwise.
+ */
+int sl_run_tests(void)
+{
+	sl_tests_run = 0;
+	sl_tests_passed = 0;
+	test_empty();
+	test_insert_lookup();
+	test_orders();
+	test_remove();
+	test_erase();
+	test_overlap();
+	test_iterate();
+	test_insert_hole();
+	test_random_model();
+	test_destroy();
+#ifdef SL_TEST_FAULT_INJECTION
+	test_enomem();
+#endif
+	/* Let the frees queued by the tests run before anyone counts. */
+	rcu_barrier();
+	pr_info("test_skiplist: %u of %u tests passed\n", sl_tests_passed,
+		sl_tests_run);
+	return sl_tests_run == sl_tests_passed ? 0 : -EINVAL;
+}
+
+static int __init test_skiplist_init(void)
+{
+	return sl_run_tests();
+}
+
+static void __exit test_skiplist_exit(void)
+{
+}
+
+module_init(test_skiplist_init);
+module_exit(test_skiplist_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Self-test for the RCU skiplist range index");

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The towers: linking a new leaf into the levels above 0, and unlinking a
+ * dead one.
+ *
+ * Level 0 and the fences are the truth; the levels above only speed up the
+ * descent, so they may lag behind it.  A leaf is published at level 0 by the
+ * split that creates it, then linked one level at a time, bottom up, each
+ * step under the lock of its predecessor at that level and its own.  A leaf
+ * dies at level 0 by a merge, then is unlinked top down, each step under the
+ * lock of its predecessor.  The two never cross:
+ *  - a leaf's tower pointers change only under its lock and only while it is
+ *    alive, so a dead leaf's tower is frozen and still leads forward;
+ *  - @linked, the levels linked so far, changes under the leaf's lock while
+ *    it is alive, so once dead it says exactly which levels to unlink.
+ * Freeing waits for a grace period after the last level is unlinked.
+ */
+#include "leaf.h"
+
+/*
+ * The leaf after which @leaf belongs at @level, or, when @target is given,
+ * the leaf that links to @target at @level (NULL if none does).  Lockless;
+ * the caller checks the answer under the predecessor's lock.
+ */
+static struct sl_leaf *sl_find_pred(struct sl_list *list, unsigned long lo,
+				    unsigned int level,
+				    const struct sl_leaf *target)
+{
+	struct sl_leaf *leaf = list->head, *next;
+	int l = max(READ_ONCE(list->level), level + 1) - 1;
+
+	for (; l >= (int)level; l--) {
+		for (;;) {
+			next = rcu_dereference(leaf->next[l]);
+			if (!next || next == target)
+				break;
+			/*
+			 * A dead leaf may share its lower fence with a live
+			 * one; at the target's own level, walk past any such
+			 * neighbour until the target itself comes up.
+			 */
+			if (next->lo > lo ||
+			    (next->lo == lo && !(target && l == (int)level)))
+				break;
+			leaf = next;
+		}
+	}
+	if (target && rcu_access_pointer(leaf->next[level]) != target)
+		return NULL;
+	return leaf;
+}
+
+static void sl_raise_level(struct sl_list *list, unsigned int height)
+{
+	unsigned int level = READ_ONCE(list->level);
+
+	while (level < height) {
+		unsigned int old = cmpxchg(&list->level, level, height);
+
+		if (old == level)
+			break;
+		level = old;
+	}
+}
+
+/**
+ * sl_tower_link() - link a leaf published at level 0 into its upper levels
+ * @list: the list
+ * @leaf: the new leaf; nothing held
+ *
+ * Stops early if the leaf dies meanwhile; its killer unlinks what was
+ * linked.
+ *
+ * Context: rcu_read_lock() held.
+ */
+void sl_tower_link(struct sl_list *list, struct sl_leaf *leaf)
+{
+	unsigned int level;
+
+	sl_raise_level(list, leaf->height);
+	for (level = 1; level < leaf->height; level++) {
+		for (;;) {
+			struct sl_locked held = {};
+			struct sl_leaf *pred, *succ;
+
+			pred = sl_find_pred(list, leaf->lo, level, NULL);
+			sl_lock_leaf(&held, pred);
+			sl_lock_leaf(&held, leaf);
+			if (leaf->dead) {
+				sl_unlock_all(&held);
+				return;
+			}
+			succ = sl_next_locked(pred, level);
+			if (!pred->dead && (!succ || succ->lo >= leaf->lo)) {
+				RCU_INIT_POINTER(leaf->next[level], succ);
+				rcu_assign_pointer(pred->next[level], leaf);
+				WRITE_ONCE(leaf->linked, level + 1);
+				sl_unlock_all(&held);
+				break;
+			}
+			sl_unlock_all(&held);
+			cpu_relax();
+		}
+	}
+}
+
+/**
+ * sl_tower_unlink() - unlink a dead leaf from its upper levels
+ * @list: the list
+ * @leaf: the leaf, already dead and unlinked from level 0; nothing held
+ *
+ * Context: rcu_read_lock() held.
+ */
+void sl_tower_unlink(struct sl_list *list, struct sl_leaf *leaf)
+{
+	int level;
+
+	for (level = READ_ONCE(leaf->linked) - 1; level > 0; level--) {
+		for (;;) {
+			struct sl_locked held = {};
+			struct sl_leaf *pred;
+
+			pred = sl_find_pred(list, leaf->lo, level, leaf);
+			if (pred) {
+				sl_lock_leaf(&held, pred);
+				if (!pred->dead &&
+				    sl_next_locked(pred, level) == leaf) {
+					/* Frozen: @leaf is dead. */
+					rcu_assign_pointer(pred->next[level],
+						rcu_dereference_protected(leaf->next[level],
+									  READ_ONCE(leaf->dead)));
+					sl_unlock_all(&held);
+					break;
+				}
+				sl_unlock_all(&held);
+			}
+			/* A dying predecessor is being unlinked: wait for it. */
+			cpu_relax();
+		}
+	}
+}

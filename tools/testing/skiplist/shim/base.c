@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Userspace shim: thread ids, fatal checks, modules and random numbers. */
+#include <execinfo.h>
+#include <unistd.h>
+#include "base.h"
+
+__thread int shim_tid;
+static int shim_next_tid;
+
+int shim_thread_id_slow(void)
+{
+	shim_tid = __atomic_add_fetch(&shim_next_tid, 1, __ATOMIC_RELAXED);
+	return shim_tid;
+}
+
+void shim_die(const char *file, int line, const char *what)
+{
+	void *frames[32];
+	int n = backtrace(frames, ARRAY_SIZE(frames));
+
+	fprintf(stderr, "FATAL %s:%d: %s (thread %d)\n", file, line, what,
+		shim_tid);
+	backtrace_symbols_fd(frames, n, STDERR_FILENO);
+	abort();
+}
+
+#define SHIM_MAX_MODULES 8
+static int (*shim_inits[SHIM_MAX_MODULES])(void);
+static void (*shim_exits[SHIM_MAX_MODULES])(void);
+static int shim_nr_inits, shim_nr_exits;
+
+void shim_register_module(int (*init)(void), void (*exit)(void))
+{
+	if (init && shim_nr_inits < SHIM_MAX_MODULES)
+		shim_inits[shim_nr_inits++] = init;
+	if (exit && shim_nr_exits < SHIM_MAX_MODULES)
+		shim_exits[shim_nr_exits++] = exit;
+}
+
+int shim_modules_load(void)
+{
+	int i, ret;
+
+	for (i = 0; i < shim_nr_inits; i++) {
+		ret = shim_inits[i]();
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+void shim_modules_unload(void)
+{
+	int i;
+
+	for (i = shim_nr_exits - 1; i >= 0; i--)
+		shim_exits[i]();
+}
+
+/* xorshift64*, one stream per thread, derived from a global seed. */
+static u64 shim_seed = 0x9e3779b97f4a7c15ULL;
+static __thread u64 shim_rng;
+
+void shim_random_seed(u64 seed)
+{
+	shim_seed = seed ? seed : 1;
+}
+
+u32 get_random_u32(void)
+{
+	if (!shim_rng)
+		shim_rng = (shim_seed ^ ((u64)shim_thread_id() << 32)) | 1;
+	shim_rng ^= shim_rng >> 12;
+	shim_rng ^= shim_rng << 25;
+	shim_rng ^= shim_rng >> 27;
+	return (shim_rng * 0x2545f4914f6cdd1dULL) >> 32;
+}

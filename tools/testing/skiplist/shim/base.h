@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Userspace stand-ins for the kernel's basic types, compiler helpers and
+ * debugging macros, so that skiplist/ compiles unchanged against liburcu.
+ *
+ * Unlike tools/include in the kernel tree, these check: WARN_ON() and
+ * BUG_ON() abort the test, so a kernel warning in the index is a test
+ * failure here, not a line of output.
+ */
+#ifndef _SHIM_BASE_H
+#define _SHIM_BASE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <limits.h>
+#include <errno.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int8_t s8;
+typedef int16_t s16;
+typedef int32_t s32;
+typedef int64_t s64;
+typedef unsigned int gfp_t;
+typedef unsigned int slab_flags_t;
+
+#define __rcu
+#define __init
+#define __exit
+#define __user
+#define __must_check	__attribute__((warn_unused_result))
+#define __maybe_unused	__attribute__((unused))
+#define __aligned(x)	__attribute__((aligned(x)))
+#define __acquires(x)
+#define __releases(x)
+#define __must_hold(x)
+#define ____cacheline_aligned_in_smp	__aligned(64)
+
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+#define barrier()	__asm__ __volatile__("" ::: "memory")
+
+#define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, v) \
+	do { *(volatile __typeof__(x) *)&(x) = (v); } while (0)
+
+#define smp_mb()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define smp_rmb()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define smp_wmb()	__atomic_thread_fence(__ATOMIC_RELEASE)
+#define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define smp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define cpu_relax()	__builtin_ia32_pause()
+
+#define cmpxchg(ptr, old, new) ({					\
+	__typeof__(*(ptr)) __old = (old);				\
+	__atomic_compare_exchange_n((ptr), &__old, (new), false,	\
+				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+	__old;								\
+})
+#define xchg(ptr, v)	__atomic_exchange_n((ptr), (v), __ATOMIC_SEQ_CST)
+
+#ifndef offsetof
+#define offsetof(t, m)	__builtin_offsetof(t, m)
+#endif
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define BIT(n)		(1UL << (n))
+
+#define min(a, b)	({ __typeof__(a) _a = (a); __typeof__(b) _b = (b); \
+			   _a < _b ? _a : _b; })
+#define max(a, b)	({ __typeof__(a) _a = (a); __typeof__(b) _b = (b); \
+			   _a > _b ? _a : _b; })
+#define min_t(t, a, b)	min((t)(a), (t)(b))
+#define max_t(t, a, b)	max((t)(a), (t)(b))
+
+static inline unsigned long __ffs(unsigned long word)
+{
+	return __builtin_ctzl(word);
+}
+
+static inline bool is_power_of_2(unsigned long n)
+{
+	return n != 0 && (n & (n - 1)) == 0;
+}
+
+#define pr_err(fmt, ...)	fprintf(stderr, fmt, ##__VA_ARGS__)
+#define pr_warn(fmt, ...)	fprintf(stderr, fmt, ##__VA_ARGS__)
+#define pr_info(fmt, ...)	fprintf(stderr, fmt, ##__VA_ARGS__)
+#define pr_debug(fmt, ...)	do { } while (0)
+
+void shim_die(const char *file, int line, const char *what)
+	__attribute__((noreturn));
+
+#define SHIM_ASSERT(cond, what) \
+	do { if (unlikely(!(cond))) shim_die(__FILE__, __LINE__, what); } while (0)
+
+#define WARN_ON(cond) ({						\
+	bool __c = !!(cond);						\
+	if (unlikely(__c))						\
+		shim_die(__FILE__, __LINE__, "WARN_ON(" #cond ")");	\
+	__c;								\
+})
+#define WARN_ON_ONCE(cond)	WARN_ON(cond)
+#define WARN(cond, fmt, ...)	WARN_ON(cond)
+#define BUG_ON(cond)	SHIM_ASSERT(!(cond), "BUG_ON(" #cond ")")
+#define BUG()		shim_die(__FILE__, __LINE__, "BUG()")
+
+/* A small id per thread, from 1; the lock owner and the "CPU" number. */
+extern __thread int shim_tid;
+int shim_thread_id_slow(void);
+static inline int shim_thread_id(void)
+{
+	return likely(shim_tid) ? shim_tid : shim_thread_id_slow();
+}
+
+#define NR_CPUS			64
+#define smp_processor_id()	(shim_thread_id() % NR_CPUS)
+#define for_each_possible_cpu(cpu) for ((cpu) = 0; (cpu) < NR_CPUS; (cpu)++)
+
+/* Per-CPU variables: one cache line per "CPU", indexed by thread id. */
+#define SHIM_PCPU_STRIDE	8
+#define DECLARE_PER_CPU(type, name) \
+	extern type name[NR_CPUS * SHIM_PCPU_STRIDE]
+#define DEFINE_PER_CPU(type, name) \
+	type name[NR_CPUS * SHIM_PCPU_STRIDE] __aligned(64)
+#define per_cpu(name, cpu)	((name)[(cpu) * SHIM_PCPU_STRIDE])
+#define this_cpu_add(name, n) \
+	__atomic_fetch_add(&per_cpu(name, smp_processor_id()), (n), \
+			   __ATOMIC_RELAXED)
+
+u32 get_random_u32(void);
+void shim_random_seed(u64 seed);
+
+/* Modules: module_init/module_exit register with the test harness. */
+void shim_register_module(int (*init)(void), void (*exit)(void));
+int shim_modules_load(void);
+void shim_modules_unload(void);
+#define module_init(fn) \
+	static void __attribute__((constructor)) shim_modinit_##fn(void) \
+	{ shim_register_module(fn, NULL); }
+#define module_exit(fn) \
+	static void __attribute__((constructor)) shim_modexit_##fn(void) \
+	{ shim_register_module(NULL, fn); }
+#define MODULE_LICENSE(x)
+#define MODULE_DESCRIPTION(x)
+#define MODULE_AUTHOR(x)
+#define EXPORT_SYMBOL_GPL(sym)
+#define EXPORT_SYMBOL(sym)
+#define module_param(name, type, perm)
+#define MODULE_PARM_DESC(name, desc)
+
+#endif /* _SHIM_BASE_H */

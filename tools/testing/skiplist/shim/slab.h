@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmem_cache and kmalloc that check.
+ *
+ * The default (checking) build allocates every object with malloc() and
+ * frees it with free(), so AddressSanitizer sees every use after free;
+ * freed objects are filled with POISON_FREE first, and without ASan they
+ * sit in a quarantine whose poison is verified when they leave it, which
+ * catches writes after free.  kmem_cache_destroy() aborts if objects are
+ * still live.  Allocations can be made to fail deterministically (the n-th
+ * from now) or at random with a seed, and a blocking allocation inside an
+ * RCU read-side section or under a spinlock aborts.
+ *
+ * The SHIM_FAST build (benchmarks) keeps a per-thread free list per cache
+ * in front of malloc, which is roughly what SLUB's per-CPU fast path does.
+ */
+#ifndef _SHIM_SLAB_H
+#define _SHIM_SLAB_H
+
+#include "base.h"
+
+#define ___GFP_DIRECT_RECLAIM	0x400u
+#define ___GFP_ZERO		0x100u
+#define ___GFP_HIGH		0x20u
+#define ___GFP_NOWARN		0x2000u
+#define __GFP_DIRECT_RECLAIM	___GFP_DIRECT_RECLAIM
+#define __GFP_ZERO		___GFP_ZERO
+#define __GFP_NOWARN		___GFP_NOWARN
+#define GFP_KERNEL		(0x1u | __GFP_DIRECT_RECLAIM)
+#define GFP_NOWAIT		0x2u
+#define GFP_ATOMIC		(0x2u | ___GFP_HIGH)
+
+#define POISON_FREE	0x6b
+
+static inline bool gfpflags_allow_blocking(gfp_t gfp)
+{
+	return gfp & __GFP_DIRECT_RECLAIM;
+}
+
+struct kmem_cache;
+
+struct kmem_cache *kmem_cache_create(const char *name, unsigned int size,
+				     unsigned int align, slab_flags_t flags,
+				     void (*ctor)(void *));
+void kmem_cache_destroy(struct kmem_cache *cache);
+void *kmem_cache_alloc(struct kmem_cache *cache, gfp_t gfp);
+void kmem_cache_free(struct kmem_cache *cache, void *obj);
+long shim_cache_live(struct kmem_cache *cache);
+
+void *kmalloc(size_t size, gfp_t gfp);
+void *kzalloc(size_t size, gfp_t gfp);
+void *kcalloc(size_t n, size_t size, gfp_t gfp);
+void kfree(const void *obj);
+long shim_kmalloc_live(void);
+
+void might_alloc(gfp_t gfp);
+
+/* Fault injection. */
+void shim_fail_nth(unsigned long nth);
+void shim_fail_random(unsigned int per_million, u64 seed);
+void shim_fail_off(void);
+unsigned long shim_failed_allocs(void);
+
+#endif /* _SHIM_SLAB_H */
