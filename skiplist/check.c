@@ -8,8 +8,9 @@
 #include "leaf.h"
 
 #define sl_fail(leaf, fmt, ...) ({					\
+	const struct sl_leaf *__leaf = (leaf);				\
 	pr_err("skiplist: check failed at leaf %p [%lx, %lx]: " fmt "\n", \
-	       (leaf), (leaf)->lo, (leaf)->hi, ##__VA_ARGS__);		\
+	       __leaf, __leaf->lo, __leaf->hi, ##__VA_ARGS__);		\
 	-EUCLEAN;							\
 })
 

@@ -73,7 +73,7 @@ struct sl_leaf {
 	u8 linked;
 	u8 dead;
 	seqcount_spinlock_t seq;
-	spinlock_t lock;
+	spinlock_t lock;		/* see the rules in locking.c */
 	struct sl_leaf __rcu *prev;
 	struct rcu_head rcu;
 	struct sl_leaf __rcu *next[];
@@ -112,8 +112,8 @@ DECLARE_PER_CPU(unsigned long, sl_key_load_count);
 #define sl_count(loads)		((loads)++)
 #define sl_count_flush(loads)	this_cpu_add(sl_key_load_count, (loads))
 #else
-#define sl_count(loads)		do { } while (0)
-#define sl_count_flush(loads)	do { (void)(loads); } while (0)
+#define sl_count(loads)		((void)0)
+#define sl_count_flush(loads)	((void)(loads))
 #endif
 
 /*
@@ -128,13 +128,13 @@ DECLARE_PER_CPU(unsigned long, sl_key_load_count);
 #define sl_known_above(next, rejected)	((next) == (rejected))
 #endif
 
-/* Dereference a tower pointer of a leaf whose lock the caller holds. */
-#define sl_next_locked(leaf, level) \
-	rcu_dereference_protected((leaf)->next[level], \
-				  lockdep_is_held(&(leaf)->lock))
-
-#define sl_prev_locked(leaf) \
-	rcu_dereference_protected((leaf)->prev, lockdep_is_held(&(leaf)->lock))
+/* A tower pointer of a leaf whose lock the caller holds. */
+static inline struct sl_leaf *sl_next_locked(const struct sl_leaf *leaf,
+					     unsigned int level)
+{
+	return rcu_dereference_protected(leaf->next[level],
+					 lockdep_is_held(&leaf->lock));
+}
 
 static inline bool sl_leaf_covers(const struct sl_leaf *leaf,
 				  unsigned long key)
@@ -168,6 +168,12 @@ static inline int sl_floor_locked(const struct sl_leaf *leaf,
  * The leaf locks a writer holds, in the order it took them.  The first is
  * taken with interrupts disabled, so that the list may be updated from any
  * context; the others nest inside it with increasing lockdep subclasses.
+ *
+ * Sparse cannot follow a lock set whose size is decided at run time, so
+ * these two helpers present themselves to it as balanced (__release()
+ * after taking, __acquire() before dropping).  Lockdep checks the real
+ * thing: one lock class for all leaves, the subclass order above, and
+ * lockdep_assert_held() in every function that needs a leaf locked.
  */
 struct sl_locked {
 	struct sl_leaf *leaf[3];
@@ -176,22 +182,29 @@ struct sl_locked {
 };
 
 static inline void sl_lock_leaf(struct sl_locked *held, struct sl_leaf *leaf)
-	__acquires(&leaf->lock)
 {
 	if (!held->nr)
 		spin_lock_irqsave(&leaf->lock, held->flags);
 	else
 		spin_lock_nested(&leaf->lock, held->nr);
+	__release(&leaf->lock);
 	held->leaf[held->nr++] = leaf;
 }
 
 static inline void sl_unlock_all(struct sl_locked *held)
 {
-	while (held->nr > 1)
-		spin_unlock(&held->leaf[--held->nr]->lock);
-	if (held->nr)
-		spin_unlock_irqrestore(&held->leaf[--held->nr]->lock,
-				       held->flags);
+	struct sl_leaf *leaf;
+
+	while (held->nr > 1) {
+		leaf = held->leaf[--held->nr];
+		__acquire(&leaf->lock);
+		spin_unlock(&leaf->lock);
+	}
+	if (held->nr) {
+		leaf = held->leaf[--held->nr];
+		__acquire(&leaf->lock);
+		spin_unlock_irqrestore(&leaf->lock, held->flags);
+	}
 }
 
 /*

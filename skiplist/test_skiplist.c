@@ -385,7 +385,7 @@ static void test_iterate(void)
 	for (i = 0; (slot = sl_iter_next(&iter)); i++)
 		bad += slot->key != i * 16;
 	bad += i != n;
-	bad += sl_iter_next(&iter) != NULL;
+	bad += !!sl_iter_next(&iter);
 	for (i = n; (slot = sl_iter_prev(&iter)); i--)
 		bad += slot->key != (i - 1) * 16;
 	bad += i != 0;
@@ -653,7 +653,7 @@ static void test_enomem(void)
  * Context: Process context.
  * Return: 0 if all passed, -EINVAL otherwise.
  */
-int sl_run_tests(void)
+static int sl_run_tests(void)
 {
 	sl_tests_run = 0;
 	sl_tests_passed = 0;

@@ -125,10 +125,12 @@ void sl_tower_unlink(struct sl_list *list, struct sl_leaf *leaf)
 				sl_lock_leaf(&held, pred);
 				if (!pred->dead &&
 				    sl_next_locked(pred, level) == leaf) {
-					/* Frozen: @leaf is dead. */
-					rcu_assign_pointer(pred->next[level],
-						rcu_dereference_protected(leaf->next[level],
-									  READ_ONCE(leaf->dead)));
+					struct sl_leaf *succ;
+
+					/* Frozen, since @leaf is dead. */
+					succ = rcu_dereference_protected(leaf->next[level],
+									 READ_ONCE(leaf->dead));
+					rcu_assign_pointer(pred->next[level], succ);
 					sl_unlock_all(&held);
 					break;
 				}

@@ -483,7 +483,7 @@ static int check_key(struct checker *ck, bool present, uint64_t id)
 	}
 
 	/*
-	 * Merge calls (in array order) with returns (earliest in-flight one
+	 * Merge calls (in call order) with returns (earliest in-flight one
 	 * first); timestamps are distinct, so there are no ties to break.
 	 */
 	i = 0;

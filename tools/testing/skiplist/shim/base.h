@@ -40,6 +40,8 @@ typedef unsigned int slab_flags_t;
 #define __acquires(x)
 #define __releases(x)
 #define __must_hold(x)
+#define __acquire(x)	((void)0)
+#define __release(x)	((void)0)
 #define ____cacheline_aligned_in_smp	__aligned(64)
 
 #define likely(x)	__builtin_expect(!!(x), 1)
