@@ -18,9 +18,9 @@ static int sl_check_leaf(struct sl_list *list, struct sl_leaf *leaf,
 			 struct sl_leaf *prev, bool *have_last,
 			 unsigned long *last)
 {
-	const unsigned long *keys = sl_keys(leaf);
-	struct sl_slot **slots = sl_slots(leaf);
-	struct sl_leaf *next = rcu_dereference(leaf->next[0]);
+	const unsigned long *keys = leaf->keys;
+	struct sl_slot **slots = leaf->slots;
+	struct sl_leaf *next = rcu_dereference(leaf->next);
 	int i;
 
 	if (leaf->dead)
@@ -86,7 +86,7 @@ int sl_check(struct sl_list *list)
 	if (list->head->lo != 0)
 		ret = sl_fail(list->head, "head does not start at 0");
 	for (leaf = list->head; leaf && !ret;
-	     prev = leaf, leaf = rcu_dereference(leaf->next[0])) {
+	     prev = leaf, leaf = rcu_dereference(leaf->next)) {
 		ret = sl_check_leaf(list, leaf, prev, &have_last, &last);
 		for (level = 1; level < leaf->height; level++)
 			tall[level]++;
@@ -95,17 +95,21 @@ int sl_check(struct sl_list *list)
 		unsigned long seen = 0;
 
 		prev = list->head;
-		leaf = rcu_dereference(prev->next[level]);
+		leaf = rcu_dereference(prev->up[level - 1].next);
 		if (leaf && level >= READ_ONCE(list->level))
 			ret = sl_fail(leaf, "linked above the list level %u",
 				      list->level);
 		for (; leaf && !ret; prev = leaf,
-		     leaf = rcu_dereference(leaf->next[level])) {
+		     leaf = rcu_dereference(leaf->up[level - 1].next)) {
 			seen++;
 			if (leaf->dead || leaf->height <= level ||
 			    leaf->lo <= prev->lo)
 				ret = sl_fail(leaf, "bad link at level %d",
 					      level);
+			else if (prev->up[level - 1].lo != leaf->lo)
+				ret = sl_fail(prev, "link at level %d caches fence %lx, not %lx",
+					      level, prev->up[level - 1].lo,
+					      leaf->lo);
 		}
 		/* The head is counted in tall[] but is not its own successor. */
 		if (!ret && seen != tall[level] - 1)

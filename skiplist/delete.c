@@ -16,8 +16,8 @@
 /* Remove the slot at @idx; inside a write section. */
 static void sl_leaf_take(struct sl_leaf *leaf, int idx)
 {
-	unsigned long *keys = sl_keys(leaf);
-	struct sl_slot **slots = sl_slots(leaf);
+	unsigned long *keys = leaf->keys;
+	struct sl_slot **slots = leaf->slots;
 	int i, nr = leaf->nr;
 
 	for (i = idx; i < nr - 1; i++) {
@@ -37,8 +37,8 @@ static void sl_leaf_take(struct sl_leaf *leaf, int idx)
 static void sl_leaf_merge(struct sl_list *list, struct sl_locked *held,
 			  struct sl_leaf *left, struct sl_leaf *right)
 {
-	unsigned long *lkeys = sl_keys(left), *rkeys = sl_keys(right);
-	struct sl_slot **lslots = sl_slots(left), **rslots = sl_slots(right);
+	unsigned long *lkeys = left->keys, *rkeys = right->keys;
+	struct sl_slot **lslots = left->slots, **rslots = right->slots;
 	struct sl_leaf *after = sl_next_locked(right, 0);
 	int i, lnr = left->nr, rnr = right->nr;
 
@@ -59,7 +59,7 @@ static void sl_leaf_merge(struct sl_list *list, struct sl_locked *held,
 	/* @after's back pointer is guarded by the lock of the leaf it names. */
 	if (after)
 		rcu_assign_pointer(after->prev, left);
-	rcu_assign_pointer(left->next[0], after);
+	rcu_assign_pointer(left->next, after);
 	WRITE_ONCE(right->dead, 1);
 	sl_write_end(right);
 	sl_write_end(left);
@@ -89,12 +89,12 @@ retry:
 		prev = held.leaf[0];
 	}
 	idx = sl_floor_locked(leaf, key);
-	if (idx < 0 || sl_keys(leaf)[idx] != key ||
-	    (expect && sl_slots(leaf)[idx] != expect)) {
+	if (idx < 0 || leaf->keys[idx] != key ||
+	    (expect && leaf->slots[idx] != expect)) {
 		slot = NULL;
 		goto out;
 	}
-	slot = sl_slots(leaf)[idx];
+	slot = leaf->slots[idx];
 	sl_write_begin(&held, leaf);
 	sl_leaf_take(leaf, idx);
 	sl_write_end(leaf);

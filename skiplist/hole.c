@@ -42,13 +42,8 @@ static bool sl_find_gap(struct sl_list *list, unsigned long from,
 		return false;
 	rcu_read_lock();
 	sl_iter_start(&iter, list, start);
-	slot = sl_iter_prev(&iter);
-	if (slot && sl_slot_last(slot) >= start) {
-		if (sl_slot_last(slot) == ULONG_MAX ||
-		    !sl_align_up(sl_slot_last(slot) + 1, align, &start))
-			goto out;
-	}
-	sl_iter_start(&iter, list, start);
+	/* Begin with the slot before @start: it may reach into the gap. */
+	sl_iter_prev(&iter);
 	for (;;) {
 		/* The candidate must end at or before room. */
 		if (start > room || room - start < size - 1)
@@ -60,14 +55,13 @@ static bool sl_find_gap(struct sl_list *list, unsigned long from,
 			ok = true;
 			break;
 		}
-		/* Alignment may have carried the candidate past it. */
+		/* Entirely below the candidate (alignment may skip past it). */
 		if (sl_slot_last(slot) < start)
 			continue;
 		if (sl_slot_last(slot) == ULONG_MAX ||
 		    !sl_align_up(sl_slot_last(slot) + 1, align, &start))
 			break;
 	}
-out:
 	rcu_read_unlock();
 	return ok;
 }

@@ -33,7 +33,7 @@ static bool sl_next_first_key(struct sl_leaf *leaf, unsigned long *key)
 	do {
 		seq = read_seqcount_begin(&next->seq);
 		WARN_ON_ONCE(!READ_ONCE(next->nr));
-		*key = READ_ONCE(sl_keys(next)[0]);
+		*key = READ_ONCE(next->keys[0]);
 	} while (read_seqcount_retry(&next->seq, seq));
 	return true;
 }
@@ -49,23 +49,23 @@ static bool sl_overlaps(const struct sl_leaf *prev, struct sl_leaf *leaf,
 
 	lockdep_assert_held(&leaf->lock);
 	if (pos > 0) {
-		if (sl_slot_last(sl_slots(leaf)[pos - 1]) >= key)
+		if (sl_slot_last(leaf->slots[pos - 1]) >= key)
 			return true;
 	} else if (prev && prev->nr) {
 		lockdep_assert_held(&prev->lock);
-		if (sl_slot_last(sl_slots(prev)[prev->nr - 1]) >= key)
+		if (sl_slot_last(prev->slots[prev->nr - 1]) >= key)
 			return true;
 	}
 	if (pos < leaf->nr)
-		return sl_keys(leaf)[pos] <= last;
+		return leaf->keys[pos] <= last;
 	return sl_next_first_key(leaf, &next_key) && next_key <= last;
 }
 
 /* Put @slot at @pos, shifting the rest right; inside a write section. */
 static void sl_leaf_put(struct sl_leaf *leaf, int pos, struct sl_slot *slot)
 {
-	unsigned long *keys = sl_keys(leaf);
-	struct sl_slot **slots = sl_slots(leaf);
+	unsigned long *keys = leaf->keys;
+	struct sl_slot **slots = leaf->slots;
 	int i;
 
 	for (i = leaf->nr; i > pos; i--) {
@@ -87,8 +87,8 @@ static void sl_leaf_split(struct sl_list *list, struct sl_locked *held,
 			  struct sl_leaf *leaf, struct sl_leaf *right,
 			  int pos, struct sl_slot *slot)
 {
-	unsigned long *keys = sl_keys(leaf), *rkeys = sl_keys(right);
-	struct sl_slot **slots = sl_slots(leaf), **rslots = sl_slots(right);
+	unsigned long *keys = leaf->keys, *rkeys = right->keys;
+	struct sl_slot **slots = leaf->slots, **rslots = right->slots;
 	struct sl_leaf *after = sl_next_locked(leaf, 0);
 	bool to_right;
 	int keep, i, n = 0;
@@ -117,7 +117,7 @@ static void sl_leaf_split(struct sl_list *list, struct sl_locked *held,
 	right->hi = leaf->hi;
 	right->linked = 1;
 	RCU_INIT_POINTER(right->prev, leaf);
-	RCU_INIT_POINTER(right->next[0], after);
+	RCU_INIT_POINTER(right->next, after);
 	/* Nobody else can hold it yet; taken so the finger rule holds. */
 	sl_lock_leaf(held, right);
 
@@ -130,7 +130,7 @@ static void sl_leaf_split(struct sl_list *list, struct sl_locked *held,
 		sl_leaf_put(leaf, pos, slot);
 	if (after)
 		rcu_assign_pointer(after->prev, right);
-	rcu_assign_pointer(leaf->next[0], right);
+	rcu_assign_pointer(leaf->next, right);
 	sl_write_end(leaf);
 
 	if (pos == SL_LEAF_KEYS)

@@ -43,27 +43,47 @@ enum sl_lock_subclass {
 };
 
 /**
+ * struct sl_link - a forward link of the tower above level 0
+ * @next: the next leaf at this level
+ * @lo:   that leaf's lower fence, kept here so that a search can reject the
+ *        next leaf without touching it.  A hint: it is not written together
+ *        with @next, so a reader may see one change before the other, and a
+ *        search led astray by it is put right at level 0 by the fences.
+ */
+struct sl_link {
+	struct sl_leaf __rcu *next;
+	unsigned long lo;
+};
+
+/**
  * struct sl_leaf - a skiplist node holding a sorted run of slots
  * @lo:     lower fence: every key in the leaf is >= @lo.  Set when the leaf
  *          is created and never changed, so searches compare against it
- *          without any synchronisation.
+ *          (and against copies of it in the links) without synchronisation.
  * @hi:     upper fence, inclusive: every key in the leaf is <= @hi, and the
  *          next leaf's @lo is @hi + 1.  Changes under @lock and @seq.
  * @nr:     slots in use, keys[0..nr) and slots[0..nr).
- * @height: tower height, fixed at allocation.
+ * @height: tower height, fixed at allocation: level 0 plus @height - 1
+ *          links in @up.
  * @linked: tower levels linked so far; the upper levels are linked after
  *          the leaf is published at level 0.
  * @dead:   set once the leaf is unlinked from level 0; never cleared.
  * @seq:    readers snapshot the leaf between two reads of it.
- * @lock:   serialises writers of this leaf (see skiplist.c).
+ * @lock:   serialises writers of this leaf (rules in locking.c).
  * @prev:   level 0 back pointer; a hint that writers and backward
- *          iteration confirm through prev->next[0].
- * @rcu:    for freeing after a grace period.
- * @next:   the tower, @height forward pointers.
+ *          iteration confirm through prev->next.
+ * @next:   level 0 forward pointer.
+ * @keys:   start keys of the slots, sorted.
+ * @rcu:    for freeing after a grace period.  It shares space with @keys,
+ *          which nobody reads once the leaf is dead: readers check @dead
+ *          in the same snapshot and throw away what they read, and writers
+ *          check it under the lock.
+ * @slots:  the slots, in key order; entries at @nr and above are NULL.
+ * @up:     the tower above level 0; @up[level - 1] is the link at @level.
  *
- * The key array and the slot array follow the tower, so that the first
- * cache line holds the fences and the low levels of the tower, which is
- * all a search passing through the leaf touches.
+ * A search passing through the leaf at level L touches only @up[L - 1]
+ * (or, at level 0, @hi and @next), one cache line; the search that ends in
+ * the leaf reads the header, which shares its line with the first keys.
  */
 struct sl_leaf {
 	unsigned long lo;
@@ -73,33 +93,28 @@ struct sl_leaf {
 	u8 linked;
 	u8 dead;
 	seqcount_spinlock_t seq;
-	spinlock_t lock;		/* see the rules in locking.c */
+	spinlock_t lock;
 	struct sl_leaf __rcu *prev;
-	struct rcu_head rcu;
-	struct sl_leaf __rcu *next[];
+	struct sl_leaf __rcu *next;
+	union {
+		unsigned long keys[SL_LEAF_KEYS];
+		struct rcu_head rcu;
+	};
+	struct sl_slot *slots[SL_LEAF_KEYS];
+	struct sl_link up[];
 };
-
-static inline size_t sl_leaf_keys_offset(unsigned int height)
-{
-	return offsetof(struct sl_leaf, next) +
-		height * sizeof(struct sl_leaf *);
-}
 
 static inline size_t sl_leaf_size(unsigned int height)
 {
-	return sl_leaf_keys_offset(height) +
-		SL_LEAF_KEYS * (sizeof(unsigned long) + sizeof(void *));
+	return offsetof(struct sl_leaf, up) +
+		(height - 1) * sizeof(struct sl_link);
 }
 
-static inline unsigned long *sl_keys(const struct sl_leaf *leaf)
+/* The forward pointer of @leaf at @level (0 included). */
+static inline struct sl_leaf __rcu **sl_next_ptr(struct sl_leaf *leaf,
+						 unsigned int level)
 {
-	return (unsigned long *)((char *)leaf +
-				 sl_leaf_keys_offset(leaf->height));
-}
-
-static inline struct sl_slot **sl_slots(const struct sl_leaf *leaf)
-{
-	return (struct sl_slot **)(sl_keys(leaf) + SL_LEAF_KEYS);
+	return level ? &leaf->up[level - 1].next : &leaf->next;
 }
 
 /*
@@ -123,16 +138,16 @@ DECLARE_PER_CPU(unsigned long, sl_key_load_count);
  * SL_NO_SKIP_REJECTED turns it off so the saving can be measured.
  */
 #ifdef SL_NO_SKIP_REJECTED
-#define sl_known_above(next, rejected)	false
+#define sl_known_above(next, rejected)	((void)(rejected), false)
 #else
 #define sl_known_above(next, rejected)	((next) == (rejected))
 #endif
 
-/* A tower pointer of a leaf whose lock the caller holds. */
-static inline struct sl_leaf *sl_next_locked(const struct sl_leaf *leaf,
+/* A forward pointer of a leaf whose lock the caller holds. */
+static inline struct sl_leaf *sl_next_locked(struct sl_leaf *leaf,
 					     unsigned int level)
 {
-	return rcu_dereference_protected(leaf->next[level],
+	return rcu_dereference_protected(*sl_next_ptr(leaf, level),
 					 lockdep_is_held(&leaf->lock));
 }
 
@@ -146,7 +161,7 @@ static inline bool sl_leaf_covers(const struct sl_leaf *leaf,
 static inline int sl_floor_locked(const struct sl_leaf *leaf,
 				  unsigned long key)
 {
-	const unsigned long *keys = sl_keys(leaf);
+	const unsigned long *keys = leaf->keys;
 	int lo = 0, hi = leaf->nr - 1, found = -1;
 
 	while (lo <= hi) {

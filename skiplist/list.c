@@ -77,10 +77,10 @@ void sl_destroy(struct sl_list *list,
 	int i;
 
 	while (leaf) {
-		next = rcu_dereference_protected(leaf->next[0], true);
+		next = rcu_dereference_protected(leaf->next, true);
 		if (free_slot)
 			for (i = 0; i < leaf->nr; i++)
-				free_slot(sl_slots(leaf)[i], arg);
+				free_slot(leaf->slots[i], arg);
 		sl_leaf_free_rcu(leaf);
 		leaf = next;
 	}
@@ -125,7 +125,7 @@ void sl_stats(struct sl_list *list, struct sl_stats *stats)
 
 	memset(stats, 0, sizeof(*stats));
 	rcu_read_lock();
-	for (leaf = list->head; leaf; leaf = rcu_dereference(leaf->next[0])) {
+	for (leaf = list->head; leaf; leaf = rcu_dereference(leaf->next)) {
 		stats->items += READ_ONCE(leaf->nr);
 		stats->leaves++;
 		stats->bytes += sl_leaf_size(leaf->height);

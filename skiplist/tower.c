@@ -31,7 +31,8 @@ static struct sl_leaf *sl_find_pred(struct sl_list *list, unsigned long lo,
 
 	for (; l >= (int)level; l--) {
 		for (;;) {
-			next = rcu_dereference(leaf->next[l]);
+			/* The real fence, not the cached one: no torn hints. */
+			next = rcu_dereference(*sl_next_ptr(leaf, l));
 			if (!next || next == target)
 				break;
 			/*
@@ -45,7 +46,7 @@ static struct sl_leaf *sl_find_pred(struct sl_list *list, unsigned long lo,
 			leaf = next;
 		}
 	}
-	if (target && rcu_access_pointer(leaf->next[level]) != target)
+	if (target && rcu_access_pointer(*sl_next_ptr(leaf, level)) != target)
 		return NULL;
 	return leaf;
 }
@@ -91,9 +92,20 @@ void sl_tower_link(struct sl_list *list, struct sl_leaf *leaf)
 				return;
 			}
 			succ = sl_next_locked(pred, level);
-			if (!pred->dead && (!succ || succ->lo >= leaf->lo)) {
-				RCU_INIT_POINTER(leaf->next[level], succ);
-				rcu_assign_pointer(pred->next[level], leaf);
+			if (!pred->dead && pred->lo < leaf->lo &&
+			    (!succ || succ->lo >= leaf->lo)) {
+				struct sl_link *link = &leaf->up[level - 1];
+				struct sl_link *plink = &pred->up[level - 1];
+
+				link->lo = succ ? succ->lo : 0;
+				RCU_INIT_POINTER(link->next, succ);
+				/*
+				 * Pointer first: until the fence follows, a
+				 * search sees @leaf with @succ's fence and
+				 * merely declines a shortcut.
+				 */
+				rcu_assign_pointer(plink->next, leaf);
+				WRITE_ONCE(plink->lo, leaf->lo);
 				WRITE_ONCE(leaf->linked, level + 1);
 				sl_unlock_all(&held);
 				break;
@@ -125,12 +137,19 @@ void sl_tower_unlink(struct sl_list *list, struct sl_leaf *leaf)
 				sl_lock_leaf(&held, pred);
 				if (!pred->dead &&
 				    sl_next_locked(pred, level) == leaf) {
-					struct sl_leaf *succ;
+					struct sl_link *plink = &pred->up[level - 1];
+					struct sl_link *link = &leaf->up[level - 1];
 
-					/* Frozen, since @leaf is dead. */
-					succ = rcu_dereference_protected(leaf->next[level],
-									 READ_ONCE(leaf->dead));
-					rcu_assign_pointer(pred->next[level], succ);
+					/*
+					 * @leaf's links are frozen, it is dead.
+					 * Fence first: until the pointer
+					 * follows, a search sees @leaf with the
+					 * next one's fence and declines it.
+					 */
+					WRITE_ONCE(plink->lo, link->lo);
+					rcu_assign_pointer(plink->next,
+							   rcu_dereference_protected(link->next,
+										     READ_ONCE(leaf->dead)));
 					sl_unlock_all(&held);
 					break;
 				}

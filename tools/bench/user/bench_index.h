@@ -71,6 +71,12 @@ struct bench_impl {
 	size_t (*index_bytes)(struct bench_index *idx);
 	/* False if remove() is not thread-safe (tbb::concurrent_map). */
 	bool concurrent_remove;
+	/*
+	 * Complete frees deferred past an RCU grace period, so that a heap
+	 * sample sees memory actually given back; NULL if nothing is deferred.
+	 * Called on the main thread between thread_start() and thread_stop().
+	 */
+	void (*quiesce)(struct bench_index *idx);
 };
 
 extern const struct bench_impl bench_impl_rbtree_spin;

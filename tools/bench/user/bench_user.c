@@ -65,7 +65,10 @@ static struct {
 	int nr_impls;
 	bool wl[NR_WL];
 	const char *out;
+	int rounds;
 } cfg;
+
+#define MAX_ROUNDS	15
 
 /* ---- results ------------------------------------------------------------ */
 
@@ -74,7 +77,9 @@ struct result {
 	const struct bench_impl *impl;
 	unsigned long items;
 	unsigned int threads;
-	double ops_per_sec;
+	double ops_per_sec;	/* median of the samples */
+	double samples[MAX_ROUNDS];
+	int nr_samples;		/* one per round */
 	bool partial;		/* fixed work cut short by the time cap */
 };
 
@@ -213,22 +218,49 @@ static struct bench_index *create_index(const struct bench_impl *impl)
 	return idx;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(const double *v, int n)
+{
+	double s[MAX_ROUNDS];
+
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/* A sample of one round; a cell's result is the median of its rounds. */
 static void add_result(enum workload wl, const struct bench_impl *impl,
 		       unsigned long items, unsigned int threads, double ops,
 		       bool partial)
 {
-	struct result *r;
+	struct result *r = NULL;
+	size_t i;
 
-	results = grow(results, &max_results, nr_results + 1,
-		       sizeof(*results));
-	r = &results[nr_results++];
-	r->wl = wl;
-	r->impl = impl;
-	r->items = items;
-	r->threads = threads;
-	r->ops_per_sec = ops;
-	r->partial = partial;
-	fprintf(stderr, "[%6.1fs] %-12s %-14s N=%-8lu T=%u  %10.4f Mops/s%s\n",
+	for (i = 0; i < nr_results; i++)
+		if (results[i].wl == wl && results[i].impl == impl &&
+		    results[i].items == items && results[i].threads == threads)
+			r = &results[i];
+	if (!r) {
+		results = grow(results, &max_results, nr_results + 1,
+			       sizeof(*results));
+		r = &results[nr_results++];
+		memset(r, 0, sizeof(*r));
+		r->wl = wl;
+		r->impl = impl;
+		r->items = items;
+		r->threads = threads;
+	}
+	if (r->nr_samples < MAX_ROUNDS)
+		r->samples[r->nr_samples++] = ops;
+	r->ops_per_sec = median(r->samples, r->nr_samples);
+	r->partial |= partial;
+	fprintf(stderr, "[%6.1fs] %-12s %-14s N=%-8lu T=%u  %10.4g Mops/s%s\n",
 		now() - t_begin, wl_names[wl], impl->name, items, threads,
 		ops / 1e6,
 		partial ? " (partial: hit the time cap)" : "");
@@ -261,7 +293,6 @@ struct run;
 struct worker {
 	struct run *run;
 	pthread_t tid;
-	bool joined;
 	unsigned int id;
 	uint64_t seed;
 	/* insert and delete: this thread's share of the keys */
@@ -290,6 +321,10 @@ struct run {
 	pthread_barrier_t barrier;
 	atomic_bool stop;
 	bool partial;			/* fixed work stopped by the cap */
+	/* Workers count themselves out here, for the capped wait. */
+	pthread_mutex_t done_lock;
+	pthread_cond_t done_cond;
+	unsigned int nr_done;
 	struct worker *w;
 };
 
@@ -451,6 +486,10 @@ static void *worker_main(void *arg)
 	}
 	w->t_end = now();
 	main_stop(r->impl, r->idx);
+	pthread_mutex_lock(&r->done_lock);
+	r->nr_done++;
+	pthread_cond_signal(&r->done_cond);
+	pthread_mutex_unlock(&r->done_lock);
 	return NULL;
 }
 
@@ -477,18 +516,24 @@ static double run_workers(struct run *r, bool timed)
 {
 	struct timespec deadline;
 	double t0, t_start, t_end = 0;
+	pthread_condattr_t attr;
 	bool capped = false;
 	unsigned int i;
-	int ret;
+	int ret = 0;
 
 	atomic_store(&r->stop, false);
 	if (pthread_barrier_init(&r->barrier, NULL, r->nr_threads + 1))
 		die("pthread_barrier_init failed");
+	r->nr_done = 0;
+	pthread_mutex_init(&r->done_lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&r->done_cond, &attr);
+	pthread_condattr_destroy(&attr);
 	for (i = 0; i < r->nr_threads; i++) {
 		r->w[i].run = r;
 		r->w[i].id = i;
 		r->w[i].ops = r->w[i].inserted = r->w[i].removed = 0;
-		r->w[i].joined = false;
 		if (pthread_create(&r->w[i].tid, NULL, worker_main, &r->w[i]))
 			die("pthread_create failed");
 	}
@@ -502,31 +547,28 @@ static double run_workers(struct run *r, bool timed)
 		atomic_store_explicit(&r->stop, true, memory_order_relaxed);
 	} else {
 		deadline = to_timespec(t0 + fixed_cap());
-		for (i = 0; i < r->nr_threads; i++) {
-			ret = pthread_clockjoin_np(r->w[i].tid, NULL,
-						   CLOCK_MONOTONIC, &deadline);
-			if (!ret) {
-				r->w[i].joined = true;
-				continue;
-			}
-			if (ret != ETIMEDOUT)
-				die("pthread_clockjoin_np: %s", strerror(ret));
-			capped = true;
+		pthread_mutex_lock(&r->done_lock);
+		while (r->nr_done < r->nr_threads && ret != ETIMEDOUT)
+			ret = pthread_cond_timedwait(&r->done_cond,
+						     &r->done_lock, &deadline);
+		capped = r->nr_done < r->nr_threads;
+		pthread_mutex_unlock(&r->done_lock);
+		if (capped)
 			atomic_store_explicit(&r->stop, true,
 					      memory_order_relaxed);
-			break;
-		}
 	}
+	for (i = 0; i < r->nr_threads; i++)
+		pthread_join(r->w[i].tid, NULL);
 	t_start = r->w[0].t_start;
 	for (i = 0; i < r->nr_threads; i++) {
-		if (!r->w[i].joined)
-			pthread_join(r->w[i].tid, NULL);
 		if (r->w[i].t_start < t_start)
 			t_start = r->w[i].t_start;
 		if (r->w[i].t_end > t_end)
 			t_end = r->w[i].t_end;
 	}
 	pthread_barrier_destroy(&r->barrier);
+	pthread_cond_destroy(&r->done_cond);
+	pthread_mutex_destroy(&r->done_lock);
 	r->partial = false;
 	if (capped)
 		for (i = 0; i < r->nr_threads; i++)
@@ -580,7 +622,8 @@ static bool skip_unsafe(const struct bench_impl *impl, unsigned int threads)
  * the lookups on the full index, then empty it in another random order
  * (timed as delete).  Small fills take microseconds, where thread wake-up
  * skew would dominate, so insert and delete are repeated on fresh indexes
- * until each has accumulated a fifth of --seconds; lookup runs once.
+ * until each has accumulated a fifth of --seconds (or the rounds, with their
+ * untimed thread start-up, have taken twice --seconds); lookup runs once.
  */
 static void run_basic(const struct bench_impl *impl, unsigned long n,
 		      unsigned int threads, struct worker *w)
@@ -589,6 +632,7 @@ static void run_basic(const struct bench_impl *impl, unsigned long n,
 	bool do_delete = cfg.wl[WL_DELETE] && !skip_unsafe(impl, threads);
 	bool ins_partial = false, del_partial = false;
 	double min_time = cfg.seconds / 5, ins_time = 0, del_time = 0;
+	double give_up = now() + 2 * cfg.seconds;
 	uint64_t ins_ops = 0, del_ops = 0;
 	struct run r = {
 		.impl = impl, .nr_threads = threads, .items = n, .w = w,
@@ -661,8 +705,8 @@ static void run_basic(const struct bench_impl *impl, unsigned long n,
 		}
 		impl->destroy(r.idx);
 		round++;
-	} while ((do_insert && ins_time < min_time) ||
-		 (do_delete && del_time < min_time));
+	} while (((do_insert && ins_time < min_time) ||
+		  (do_delete && del_time < min_time)) && now() < give_up);
 
 	if (do_insert)
 		add_result(WL_INSERT, impl, n, threads, ins_ops / ins_time,
@@ -804,6 +848,8 @@ static void run_memory(const struct bench_impl *impl, unsigned long n)
 			die("%s: memory fill insert failed: %d", impl->name,
 			    ret);
 	}
+	if (impl->quiesce)
+		impl->quiesce(idx);
 	full_heap = ((double)heap_used() - before) / n;
 	if (impl->index_bytes)
 		full_index = (double)impl->index_bytes(idx) / n;
@@ -813,12 +859,15 @@ static void run_memory(const struct bench_impl *impl, unsigned long n)
 		ret = impl->remove(idx, order[i]);
 		if (ret)
 			die("%s: memory remove failed: %d", impl->name, ret);
-		if (!(i & 255) && now() > deadline) {
+		/* Checked every time: one tbb unsafe_erase can take 50 ms. */
+		if (now() > deadline) {
 			deleted = false;
 			break;
 		}
 	}
 	if (deleted && left) {
+		if (impl->quiesce)
+			impl->quiesce(idx);
 		del_heap = ((double)heap_used() - before) / left;
 		if (impl->index_bytes)
 			del_index = (double)impl->index_bytes(idx) / left;
@@ -936,9 +985,10 @@ static void write_markdown(FILE *f)
 	size_t k;
 
 	fprintf(f, "# User-space index benchmark\n\n");
-	fprintf(f, "CPU: %s, %ld CPUs, kernel %s, %s, %s; %.3g s per timed cell.\n\n",
+	fprintf(f, "CPU: %s, %ld CPUs, kernel %s, %s, %s; %.3g s per timed cell; each figure is the median of %d round%s, the indexes taking turns within each round.\n\n",
 		machine.cpu, machine.nproc, machine.kernel, compiler,
-		machine.date, cfg.seconds);
+		machine.date, cfg.seconds, cfg.rounds,
+		cfg.rounds > 1 ? "s" : "");
 
 	for (wl = 0; wl < WL_MEMORY; wl++) {
 		if (!cfg.wl[wl])
@@ -996,6 +1046,7 @@ static void write_markdown(FILE *f)
 	if (!cfg.wl[WL_MEMORY])
 		return;
 	fprintf(f, "## memory (bytes per item: heap growth, and the index's own count in parentheses)\n\n");
+	fprintf(f, "Filled single-threaded with the items inserted in random order, then 90%% of them removed in random order; per item still present.  Heap: growth of mallinfo2() in-use bytes (items, index and malloc overhead).  Index: what the index reports for itself (rbtree: the link fields embedded in each item).  Frees deferred past an RCU grace period are completed before each sample (quiesce); after the deletes, small sets mostly show allocator caches and per-thread free lists.  n/a: not run, or the deletes hit the time cap.\n\n");
 	fprintf(f, "| items | phase |");
 	for (c = 0; c < cfg.nr_impls; c++)
 		fprintf(f, " %s |", cfg.impls[c]->name);
@@ -1052,6 +1103,7 @@ static void json_str(FILE *f, const char *s)
 static void write_json(FILE *f)
 {
 	size_t i;
+	int k;
 
 	fprintf(f, "{\n  \"machine\": {\n    \"cpu\": ");
 	json_str(f, machine.cpu);
@@ -1061,15 +1113,19 @@ static void write_json(FILE *f)
 	json_str(f, compiler);
 	fprintf(f, ",\n    \"date\": ");
 	json_str(f, machine.date);
-	fprintf(f, ",\n    \"seconds\": %g\n  },\n  \"results\": [", cfg.seconds);
+	fprintf(f, ",\n    \"seconds\": %g,\n    \"rounds\": %d\n  },\n  \"results\": [",
+		cfg.seconds, cfg.rounds);
 	for (i = 0; i < nr_results; i++) {
 		const struct result *r = &results[i];
 
 		fprintf(f, "%s\n    {\"workload\": \"%s\", \"impl\": ",
 			i ? "," : "", wl_names[r->wl]);
 		json_str(f, r->impl->name);
-		fprintf(f, ", \"items\": %lu, \"threads\": %u, \"ops_per_sec\": %.1f",
+		fprintf(f, ", \"items\": %lu, \"threads\": %u, \"ops_per_sec\": %.1f, \"samples\": [",
 			r->items, r->threads, r->ops_per_sec);
+		for (k = 0; k < r->nr_samples; k++)
+			fprintf(f, "%s%.1f", k ? ", " : "", r->samples[k]);
+		fprintf(f, "]");
 		if (r->partial)
 			fprintf(f, ", \"partial\": true");
 		fprintf(f, "}");
@@ -1140,7 +1196,9 @@ static void usage(FILE *f)
 "                       (default all, in built-in order)\n"
 "  --workloads w,...    subset of the workloads (default all)\n"
 "  --out DIR            where user.md and user.json go (default build/bench)\n"
-"  --quick              items 1000,65536 and 0.1 s, unless given explicitly\n"
+"  --rounds R           repeat each cell R times, indexes interleaved, and\n"
+"                       report the median (default 3, 1 with --quick)\n"
+"  --quick              items 1000,65536, 0.1 s and one round, unless given\n"
 "indexes:");
 	for (i = 0; bench_impls[i]; i++)
 		fprintf(f, " %s", bench_impls[i]->name);
@@ -1252,7 +1310,7 @@ static void parse_workloads(char *arg)
 static void parse_args(int argc, char **argv)
 {
 	enum { OPT_ITEMS = 256, OPT_THREADS, OPT_SECONDS, OPT_IMPLS,
-	       OPT_WORKLOADS, OPT_OUT, OPT_QUICK, OPT_HELP };
+	       OPT_WORKLOADS, OPT_OUT, OPT_QUICK, OPT_ROUNDS, OPT_HELP };
 	static const struct option opts[] = {
 		{ "items",	required_argument, NULL, OPT_ITEMS },
 		{ "threads",	required_argument, NULL, OPT_THREADS },
@@ -1261,6 +1319,7 @@ static void parse_args(int argc, char **argv)
 		{ "workloads",	required_argument, NULL, OPT_WORKLOADS },
 		{ "out",	required_argument, NULL, OPT_OUT },
 		{ "quick",	no_argument,	   NULL, OPT_QUICK },
+		{ "rounds",	required_argument, NULL, OPT_ROUNDS },
 		{ "help",	no_argument,	   NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1306,6 +1365,12 @@ static void parse_args(int argc, char **argv)
 		case OPT_QUICK:
 			quick = true;
 			break;
+		case OPT_ROUNDS:
+			cfg.rounds = strtol(optarg, &end, 10);
+			if (*end || cfg.rounds < 1 || cfg.rounds > MAX_ROUNDS)
+				die("bad --rounds '%s' (1..%d)", optarg,
+				    MAX_ROUNDS);
+			break;
 		case OPT_HELP:
 			usage(stdout);
 			exit(0);
@@ -1321,6 +1386,8 @@ static void parse_args(int argc, char **argv)
 
 	if (quick && !have_seconds)
 		cfg.seconds = 0.1;
+	if (!cfg.rounds)
+		cfg.rounds = quick ? 1 : 3;
 	if (!cfg.items)
 		parse_items(quick ? items_quick : items_default);
 	if (!cfg.threads)
@@ -1370,14 +1437,18 @@ int main(int argc, char **argv)
 				run_memory(cfg.impls[c], n);
 		for (b = 0; b < cfg.nr_threads; b++) {
 			unsigned int t = cfg.threads[b];
+			int round;
 
-			for (c = 0; c < cfg.nr_impls; c++) {
-				const struct bench_impl *impl = cfg.impls[c];
+			/* Rounds interleave the indexes, so drift hits all. */
+			for (round = 0; round < cfg.rounds; round++) {
+				for (c = 0; c < cfg.nr_impls; c++) {
+					const struct bench_impl *impl = cfg.impls[c];
 
-				run_basic(impl, n, t, w);
-				run_mix(impl, n, t, w, WL_MIX90);
-				run_mix(impl, n, t, w, WL_MIX50);
-				run_hole(impl, n, t, w);
+					run_basic(impl, n, t, w);
+					run_mix(impl, n, t, w, WL_MIX90);
+					run_mix(impl, n, t, w, WL_MIX50);
+					run_hole(impl, n, t, w);
+				}
 			}
 		}
 	}

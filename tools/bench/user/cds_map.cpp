@@ -83,6 +83,11 @@ void cds_destroy(struct bench_index *idx)
 	cds::threading::Manager::detachThread();
 }
 
+void cds_quiesce(struct bench_index *)
+{
+	rcu_t::force_dispose();
+}
+
 int cds_insert(struct bench_index *idx, unsigned long key, unsigned long size)
 {
 	try {
@@ -116,4 +121,5 @@ extern "C" const struct bench_impl bench_impl_cds_skiplist = {
 	/* .insert_hole = */		nullptr,
 	/* .index_bytes = */		nullptr,
 	/* .concurrent_remove = */	true,
+	/* .quiesce = */		cds_quiesce,
 };

@@ -86,4 +86,5 @@ extern "C" const struct bench_impl bench_impl_tbb_map = {
 	/* .insert_hole = */		nullptr,
 	/* .index_bytes = */		nullptr,
 	/* .concurrent_remove = */	false,
+	/* .quiesce = */		nullptr,
 };

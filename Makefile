@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# RCU skiplist range index: kernel modules, userspace tests, benchmarks.
+#
+#   make             build the modules against Debian 12's 6.1 headers
+#                    (KDIR=/path/to/kernel/build overrides)
+#   make setup       install every dependency (apt), idempotently
+#   make check       the whole test suite: userspace tests under ASan and
+#                    UBSan, the modules built against 6.1 and 6.12 with W=1
+#                    and sparse, checkpatch, and the mutation checks
+#   make demo        build, run the tests briefly, run a short benchmark and
+#                    print its table
+#   make bench-user  the full userspace benchmark; results in build/bench/
+#   make help        this text
+
+TOP := $(CURDIR)
+BUILD := $(TOP)/build
+SHELL := /bin/bash
+
+# Newest installed header trees of each Debian 12 kernel line.
+KREL_61 := $(shell ls /lib/modules 2>/dev/null | grep -E '^6\.1\.[0-9]+-[0-9]+-amd64$$' | sort -V | tail -1)
+KREL_612 := $(shell ls /lib/modules 2>/dev/null | grep -E '^6\.12\.[0-9]+\+deb12-amd64$$' | sort -V | tail -1)
+KDIR ?= /lib/modules/$(KREL_61)/build
+
+PY := /usr/bin/python3
+CHECKPATCH := $(BUILD)/tools/checkpatch/checkpatch.pl
+KERNEL_C := $(wildcard skiplist/*.[ch])
+
+.PHONY: all modules setup check check-user check-kernel lint mutants \
+	demo bench-user bench-user-quick clean help
+
+all: modules
+
+help:
+	@sed -n '3,16p' Makefile | sed 's/^# \{0,1\}//'
+
+setup:
+	@$(TOP)/tools/setup.sh
+
+# Each kernel gets its own tree of symlinks to the sources, so objects for
+# different kernels never mix and the source tree stays clean.
+#   $(call kmod,KERNEL_BUILD_DIR,EXTRA_MAKE_ARGS)
+define kmod
+	@test -f $(1)/include/config/kernel.release || \
+		{ echo "no kernel headers in $(1): run 'make setup'"; exit 1; }
+	@rel=$$(cat $(1)/include/config/kernel.release); \
+	out=$(BUILD)/kmod-$$rel; mkdir -p $$out; \
+	cp -f Kbuild $$out/Kbuild; cp -rsf $(TOP)/skiplist $$out/; \
+	echo "modules for $$rel in $$out"; \
+	$(MAKE) --no-print-directory -C $(1) M=$$out $(2) modules 2>&1 | \
+		tee $$out/build.log | grep -v '^  [A-Z]' | grep -v 'Skipping BTF' || true; \
+	test $${PIPESTATUS[0]} -eq 0 || exit 1
+endef
+
+modules:
+	$(call kmod,$(KDIR),)
+
+# W=1 and sparse must say nothing: any warning fails the build.
+check-kernel:
+	@test -n "$(KREL_61)" -a -n "$(KREL_612)" || \
+		{ echo "6.1 and 6.12 headers needed: run 'make setup'"; exit 1; }
+	@command -v sparse >/dev/null || { echo "sparse missing: run 'make setup'"; exit 1; }
+	$(call kmod,/lib/modules/$(KREL_61)/build,W=1 C=2 CF=-Wsparse-error)
+	@! grep -iE 'warning|error' $(BUILD)/kmod-$(KREL_61)/build.log
+	$(call kmod,/lib/modules/$(KREL_612)/build,W=1 C=2 CF=-Wsparse-error)
+	@! grep -iE 'warning|error' $(BUILD)/kmod-$(KREL_612)/build.log
+	@echo "check-kernel: 6.1 and 6.12 build clean with W=1 and sparse"
+
+$(CHECKPATCH):
+	@test -f /usr/src/linux-source-6.1.tar.xz || \
+		{ echo "linux-source-6.1 missing: run 'make setup'"; exit 1; }
+	mkdir -p $(@D)
+	tar -xJf /usr/src/linux-source-6.1.tar.xz -C $(@D) --strip-components=2 \
+		linux-source-6.1/scripts/checkpatch.pl \
+		linux-source-6.1/scripts/spelling.txt \
+		linux-source-6.1/scripts/const_structs.checkpatch
+
+lint: $(CHECKPATCH)
+	perl $(CHECKPATCH) --no-tree --strict --quiet --ignore FILE_PATH_CHANGES \
+		-f $(KERNEL_C)
+	@echo "lint: checkpatch --strict clean on $(words $(KERNEL_C)) files"
+
+check-user:
+	$(MAKE) -C tools/testing/skiplist check
+
+# Break the code on purpose, one way at a time; each test must notice.
+mutants:
+	$(TOP)/tools/testing/skiplist/mutants.sh
+
+check: setup
+	$(MAKE) check-user
+	$(MAKE) check-kernel
+	$(MAKE) lint
+	$(MAKE) mutants
+	@echo "check: all passed"
+
+# Userspace benchmark: the skiplist built with the fast shims against its
+# peers, plus the skiplist-only figures in three builds.
+include tools/testing/skiplist/flavour.mk
+SL_TOP := $(TOP)
+$(eval $(call sl_flavour,FAST,$(BUILD)/bench-obj/fast,-O2 -DSHIM_FAST))
+$(eval $(call sl_flavour,LOADS,$(BUILD)/bench-obj/loads,-O2 -DSHIM_FAST -DSL_COUNT_KEY_LOADS))
+$(eval $(call sl_flavour,NOSKIP,$(BUILD)/bench-obj/noskip,-O2 -DSHIM_FAST -DSL_COUNT_KEY_LOADS -DSL_NO_SKIP_REJECTED))
+
+BENCH_DIR := $(BUILD)/bench
+BENCH_ARGS ?=
+
+$(BUILD)/bench-obj/fast/skiplist_impl.o: tools/bench/user/skiplist_impl.c $(wildcard skiplist/*.h)
+	$(CC) $(FAST_CFLAGS) -Itools/bench/user -c -o $@ $<
+
+$(BUILD)/bench-obj/%/skiplist_extras: tools/bench/user/skiplist_extras.c $(wildcard skiplist/*.h)
+	$(CC) $($(shell echo $* | tr a-z A-Z)_CFLAGS) -o $@ $< \
+		$($(shell echo $* | tr a-z A-Z)_OBJS) -lurcu -lpthread
+
+$(BUILD)/bench-obj/loads/skiplist_extras: $(LOADS_OBJS)
+$(BUILD)/bench-obj/noskip/skiplist_extras: $(NOSKIP_OBJS)
+
+bench-build: $(FAST_OBJS) $(BUILD)/bench-obj/fast/skiplist_impl.o \
+		$(BUILD)/bench-obj/loads/skiplist_extras \
+		$(BUILD)/bench-obj/noskip/skiplist_extras
+	$(MAKE) -C tools/bench/user BUILD=$(BUILD)/bench-obj/driver \
+		EXTRA_OBJS="$(FAST_OBJS) $(BUILD)/bench-obj/fast/skiplist_impl.o" \
+		EXTRA_CFLAGS=-DHAVE_SKIPLIST EXTRA_LIBS=-lurcu
+
+bench-user: setup bench-build
+	mkdir -p $(BENCH_DIR)
+	$(BUILD)/bench-obj/loads/skiplist_extras --variant skip-rejected $(EXTRAS_ARGS) \
+		> $(BENCH_DIR)/extras-skip.json
+	$(BUILD)/bench-obj/noskip/skiplist_extras --variant no-skip $(EXTRAS_ARGS) \
+		> $(BENCH_DIR)/extras-noskip.json
+	$(BUILD)/bench-obj/driver/bench_user --out $(BENCH_DIR) $(BENCH_ARGS) > /dev/null
+	$(PY) tools/bench/user/report.py $(BENCH_DIR)
+	$(PY) tools/bench/user/plot_user.py $(BENCH_DIR)/user.json -o $(BENCH_DIR)/user.png
+	@cat $(BENCH_DIR)/user.md
+
+bench-user-quick:
+	$(MAKE) bench-user BENCH_ARGS=--quick EXTRAS_ARGS="--items 1000,65536"
+
+demo: setup modules
+	$(MAKE) -C tools/testing/skiplist all
+	$(BUILD)/test/unit
+	$(BUILD)/test/diff --ops 300000
+	$(BUILD)/test/stress --seconds 8 --phases 4
+	$(MAKE) bench-user-quick
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Installs everything the build, the tests and the benchmarks need on
+# Debian 12, and nothing twice: packages already present are left alone.
+# Prints what it installed.  Needs root (or sudo) only when something is
+# missing.
+set -euo pipefail
+
+# The newest Debian 12 6.12 headers, unless some 6.12 headers are installed.
+headers_612() {
+	local have
+	have=$(dpkg-query -W -f '${Package} ${Status}\n' 'linux-headers-6.12.*-amd64' 2>/dev/null |
+	       awk '/install ok installed/ && $1 !~ /cloud|rt/ {print $1}' | sort -V | tail -1)
+	if [ -n "$have" ]; then
+		echo "$have"
+		return
+	fi
+	apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' |
+		awk '{print $1}' | sort -V | tail -1
+}
+
+as_root() {
+	if [ "$(id -u)" = 0 ]; then
+		"$@"
+	elif command -v sudo >/dev/null; then
+		sudo "$@"
+	else
+		echo "setup: need root to run: $*" >&2
+		echo "setup: run 'make setup' as root, or install sudo" >&2
+		exit 1
+	fi
+}
+
+if ! command -v apt-get >/dev/null || ! grep -q 'VERSION_ID="12"' /etc/os-release 2>/dev/null; then
+	echo "setup: this project targets Debian 12 (apt); install by hand:" >&2
+	echo "  gcc g++ make sparse liburcu-dev libtbb-dev libcds-dev python3-matplotlib" >&2
+	echo "  linux-headers for 6.1 and 6.12, linux-source-6.1" >&2
+	exit 1
+fi
+
+pkgs=(build-essential make gcc g++ xz-utils perl python3 python3-matplotlib
+      sparse liburcu-dev libtbb-dev libcds-dev linux-source-6.1
+      linux-headers-amd64)
+p612=$(headers_612 || true)
+if [ -z "$p612" ]; then
+	as_root apt-get update -qq
+	p612=$(headers_612)
+fi
+pkgs+=("$p612")
+
+missing=()
+for p in "${pkgs[@]}"; do
+	if ! dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing+=("$p")
+	fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "setup: all ${#pkgs[@]} packages already installed"
+	exit 0
+fi
+echo "setup: installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+if ! as_root apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
+	as_root apt-get update -qq
+	as_root apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+echo "setup: installed: ${missing[*]}"

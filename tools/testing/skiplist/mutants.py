@@ -1,0 +1,136 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Proves the tests can fail: breaks the skiplist on purpose, one way at a
+time, in a copy of the tree, and checks that the test named for each break
+notices (exits non-zero).  A mutant that survives fails the run; so does a
+mutant whose target text no longer exists (update it with the code).
+
+Usage: mutants.py [NAME ...]     (default: all)
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+
+# name, file, text to replace, replacement, test, what must catch it
+MUTANTS = [
+    ("lookup-accepts-torn-snapshot", "skiplist/search.c",
+     "\t\tif (!read_seqcount_retry(&leaf->seq, seq))\n\t\t\tbreak;\n\t}\n\tsl_count_flush(loads);\n\t/* The snapshot held",
+     "\t\tbreak;\n\t}\n\tsl_count_flush(loads);\n\t/* The snapshot held",
+     "stress", "linearizability or reader checks"),
+    ("lookup-ignores-upper-fence", "skiplist/search.c",
+     "\t\tfence = sl_snapshot_fence(leaf, nr, idx, exact, key, &loads);\n\t\tif (fence != SL_COVERED) {\n\t\t\tstruct sl_leaf *next = sl_step(leaf, fence);\n\n\t\t\tif (!read_seqcount_retry(&leaf->seq, seq))\n\t\t\t\tleaf = next;\n\t\t\tcontinue;\n\t\t}\n\t\tif (idx >= 0) {\n\t\t\tstart = READ_ONCE",
+     "\t\tfence = sl_snapshot_fence(leaf, nr, idx, exact, key, &loads);\n\t\tif (fence == SL_GO_LEFT) {\n\t\t\tstruct sl_leaf *next = sl_step(leaf, fence);\n\n\t\t\tif (!read_seqcount_retry(&leaf->seq, seq))\n\t\t\t\tleaf = next;\n\t\t\tcontinue;\n\t\t}\n\t\tif (idx >= 0) {\n\t\t\tstart = READ_ONCE",
+     "stress", "linearizability checker (a lookup misses a present key)"),
+    ("leaf-freed-without-grace-period", "skiplist/delete.c",
+     "\t\tsl_leaf_free_rcu(victim);", "\t\tsl_leaf_free(victim);",
+     "stress", "AddressSanitizer use-after-free in a reader"),
+    ("remove-leaves-slot-in-leaf", "skiplist/delete.c",
+     "\tsl_write_begin(&held, leaf);\n\tsl_leaf_take(leaf, idx);\n\tsl_write_end(leaf);",
+     "\tsl_write_begin(&held, leaf);\n\tsl_write_end(leaf);",
+     "stress", "poisoned item handed to a reader"),
+    ("merge-forgets-upper-fence", "skiplist/delete.c",
+     "\tWRITE_ONCE(left->hi, right->hi);\n", "",
+     "unit", "sl_check() invariant"),
+    ("stale-slot-pointer-after-delete", "skiplist/delete.c",
+     "\tWRITE_ONCE(slots[nr - 1], NULL);\n", "",
+     "unit", "sl_check() invariant"),
+    ("insert-ignores-previous-leaf", "skiplist/insert.c",
+     "\t} else if (prev && prev->nr) {", "\t} else if (0) {",
+     "unit", "overlap tests"),
+    ("merge-without-locking-next", "skiplist/delete.c",
+     "\t\t\tsl_lock_leaf(&held, next);\n", "",
+     "unit", "lock assertion (write section without the lock)"),
+    ("insert-hole-skips-prev-slot", "skiplist/hole.c",
+     "\tsl_iter_prev(&iter);\n", "",
+     "diff", "differential test against the model"),
+]
+
+RUNS = {
+    "unit": ["{b}/unit"],
+    "diff": ["{b}/diff", "--ops", "1500000", "--seed", "7"],
+    "stress": ["{b}/stress", "--seconds", "24", "--phases", "4", "--seed", "7"],
+}
+TIMEOUT = {"unit": 120, "diff": 300, "stress": 200}
+
+
+def copy_tree(dst):
+    shutil.copytree(os.path.join(TOP, "skiplist"), os.path.join(dst, "skiplist"))
+    shutil.copytree(os.path.join(TOP, "tools", "testing", "skiplist"),
+                    os.path.join(dst, "tools", "testing", "skiplist"),
+                    ignore=shutil.ignore_patterns("*.o"))
+
+
+def run_mutant(name, path, old, new, test, catcher, work, objs):
+    tree = os.path.join(work, name)
+    copy_tree(tree)
+    target = os.path.join(tree, path)
+    src = open(target).read()
+    if src.count(old) != 1:
+        print(f"mutants: {name}: target text not found once in {path}; update the mutant")
+        return False
+    open(target, "w").write(src.replace(old, new))
+    build = os.path.join(tree, "build")
+    # Reuse the unmutated objects; make rebuilds only what the mutant touched.
+    shutil.copytree(objs, build)
+    now = time.time()
+    for root, _, files in os.walk(os.path.join(build, "asan")):
+        for f in files:
+            os.utime(os.path.join(root, f), (now - 60, now - 60))
+    mk = subprocess.run(["make", "-s", "-C", os.path.join(tree, "tools", "testing", "skiplist"),
+                         f"BUILD={build}", f"{build}/{test if test != 'history' else test}"],
+                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if mk.returncode:
+        print(f"mutants: {name}: does not build:\n{mk.stdout[-2000:]}")
+        return False
+    cmd = [c.format(b=build) for c in RUNS[test]]
+    t0 = time.time()
+    try:
+        res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True, timeout=TIMEOUT[test])
+        code, out = res.returncode, res.stdout
+    except subprocess.TimeoutExpired as e:
+        code, out = "timeout", (e.stdout or b"").decode(errors="replace")
+    took = time.time() - t0
+    if code == 0:
+        print(f"mutants: {name}: SURVIVED {test} ({took:.0f} s): the tests missed it")
+        return False
+    lines = [l for l in out.splitlines() if any(w in l for w in
+             ("FATAL", "FAIL", "ERROR", "NOT linearizable", "expected", "check failed", "AddressSanitizer"))]
+    why = lines[0].strip()[:150] if lines else f"exit {code}"
+    print(f"mutants: {name}: caught by {test} in {took:.0f} s ({catcher}): {why}")
+    return True
+
+
+def main():
+    want = set(sys.argv[1:])
+    work = tempfile.mkdtemp(prefix="sl-mutants-")
+    ok = True
+    try:
+        # Build the clean objects once, in a clean copy.
+        clean = os.path.join(work, "clean")
+        copy_tree(clean)
+        objs = os.path.join(clean, "build")
+        mk = subprocess.run(["make", "-s", "-j2", "-C", os.path.join(clean, "tools", "testing", "skiplist"),
+                             f"BUILD={objs}", "all"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if mk.returncode:
+            print(mk.stdout[-3000:])
+            return 1
+        for m in MUTANTS:
+            if want and m[0] not in want:
+                continue
+            ok &= run_mutant(*m, work, objs)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print("mutants: every mutant caught" if ok else "mutants: FAILED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

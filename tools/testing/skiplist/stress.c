@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Concurrency stress: writer threads insert, remove, erase and insert_hole
+ * while reader threads look up, search for overlaps and iterate both ways
+ * under RCU alone.  The run is cut into phases with different mixes (fill,
+ * drain, churn, holes); after each phase the threads stop and
+ *  - sl_check() verifies every structural invariant,
+ *  - the item count is compared with a full walk,
+ *  - the history of every completed operation is checked for
+ *    linearizability per key (history.c), with a final sequential lookup
+ *    of every key closing the phase.
+ * Objects are poisoned when their grace period ends, and every slot a
+ * reader is handed is checked against the poison, so a slot that the index
+ * hands out after it is gone is caught (or trips AddressSanitizer).
+ *
+ * Keys live on a grid of cells 16 units apart and extents never leave
+ * their cell, so overlap only happens within a key, which keeps the
+ * per-key check exact.
+ *
+ * Usage: stress [--seconds S] [--phases P] [--writers W] [--readers R]
+ *               [--cells C] [--seed N]
+ */
+#include <getopt.h>
+#include <pthread.h>
+#include <unistd.h>
+#include <time.h>
+#include "item.h"
+#include "history.h"
+
+#define CELL		16
+
+static struct sl_list list;
+static u64 hist_clock;
+static volatile int stop_now;
+static unsigned long cells = 1 << 14;
+static u64 seed;
+
+/* Percentages of each writer operation in the current phase. */
+struct mix {
+	const char *name;
+	unsigned int insert, remove, erase;	/* the rest is insert_hole */
+};
+
+static const struct mix mixes[] = {
+	{ "fill", 70, 15, 5 },
+	{ "churn", 35, 30, 10 },
+	{ "drain", 10, 60, 20 },
+	{ "holes", 10, 40, 10 },
+};
+static const struct mix *mix;
+
+struct thread {
+	pthread_t tid;
+	int id;
+	bool writer;
+	u64 rng;
+	struct hist_event *ev;
+	size_t nr, cap;
+	unsigned long ops;
+};
+
+static u64 tick(void)
+{
+	return __atomic_add_fetch(&hist_clock, 1, __ATOMIC_SEQ_CST);
+}
+
+static u64 rnd(struct thread *t)
+{
+	t->rng ^= t->rng << 13;
+	t->rng ^= t->rng >> 7;
+	t->rng ^= t->rng << 17;
+	return t->rng;
+}
+
+static void record(struct thread *t, u64 call, unsigned long key,
+		   enum hist_op op, int result, u64 value)
+{
+	struct hist_event *e;
+
+	if (t->nr == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 1 << 16;
+		t->ev = realloc(t->ev, t->cap * sizeof(*t->ev));
+		if (!t->ev)
+			shim_die(__FILE__, __LINE__, "history: out of memory");
+	}
+	e = &t->ev[t->nr++];
+	e->call = call;
+	e->ret = tick();
+	e->key = key;
+	e->op = op;
+	e->result = result;
+	e->value = value;
+	e->thread = t->id;
+}
+
+static void writer_op(struct thread *t)
+{
+	unsigned long cell = rnd(t) % cells, key = cell * CELL;
+	unsigned int r = rnd(t) % 100;
+	struct sl_slot *slot;
+	struct item *item;
+	u64 call;
+	int ret;
+
+	if (r < mix->insert) {
+		item = item_new(key, 1 + rnd(t) % CELL);
+		call = tick();
+		ret = sl_insert(&list, &item->slot, GFP_KERNEL);
+		record(t, call, key, H_INSERT, ret, item->id);
+		if (ret && ret != -EEXIST)
+			shim_die(__FILE__, __LINE__, "insert: unexpected error");
+		if (ret)
+			item_free_now(item);
+	} else if (r < mix->insert + mix->remove) {
+		call = tick();
+		slot = sl_remove(&list, key);
+		record(t, call, key, H_REMOVE, slot ? 0 : -ENOENT,
+		       slot ? item_check(slot)->id : 0);
+		if (slot)
+			item_free_rcu(item_of(slot));
+	} else if (r < mix->insert + mix->remove + mix->erase) {
+		/* Erase the very object a lookup found, if still there. */
+		call = tick();
+		rcu_read_lock();
+		slot = sl_lookup(&list, key);
+		ret = slot ? sl_erase(&list, slot) : -ENOENT;
+		item = slot ? item_check(slot) : NULL;
+		rcu_read_unlock();
+		if (!slot)
+			record(t, call, key, H_REMOVE, -ENOENT, 0);
+		else if (!ret)
+			record(t, call, key, H_REMOVE, 0, item->id);
+		if (slot && !ret)
+			item_free_rcu(item);
+	} else {
+		/* A whole free cell, searched from a random one, wrapping. */
+		unsigned long lo = rnd(t) % cells, hi = rnd(t) % cells;
+
+		if (lo > hi) {
+			unsigned long tmp = lo;
+
+			lo = hi;
+			hi = tmp;
+		}
+		hi++;
+		item = item_new(0, 0);
+		call = tick();
+		ret = sl_insert_hole(&list, &item->slot, CELL, CELL, lo * CELL,
+				     hi * CELL, key, GFP_KERNEL);
+		if (!ret) {
+			record(t, call, item->slot.key, H_INSERT, 0, item->id);
+			if (item->slot.key % CELL || item->slot.key < lo * CELL ||
+			    item->slot.key >= hi * CELL)
+				shim_die(__FILE__, __LINE__,
+					 "insert_hole outside its window");
+		} else if (ret != -ENOSPC) {
+			shim_die(__FILE__, __LINE__, "insert_hole: bad error");
+		} else {
+			item_free_now(item);
+		}
+	}
+}
+
+static void reader_op(struct thread *t)
+{
+	unsigned long cell = rnd(t) % cells, key = cell * CELL, prev;
+	unsigned int r = rnd(t) % 100, i;
+	struct sl_slot *slot;
+	struct sl_iter iter;
+	u64 call;
+
+	rcu_read_lock();
+	if (r < 50) {
+		call = tick();
+		slot = sl_lookup(&list, key);
+		record(t, call, key, H_LOOKUP, !!slot,
+		       slot ? item_check(slot)->id : 0);
+		if (slot && slot->key != key)
+			shim_die(__FILE__, __LINE__, "lookup: wrong slot");
+	} else if (r < 65) {
+		unsigned long k = key + rnd(t) % CELL;
+
+		slot = sl_lookup(&list, k);
+		if (slot && (item_check(slot), k < slot->key ||
+			     k > sl_slot_last(slot) || slot->key != key))
+			shim_die(__FILE__, __LINE__, "lookup: slot misses key");
+	} else if (r < 80) {
+		unsigned long a = key + rnd(t) % CELL;
+		unsigned long b = a + 1 + rnd(t) % (4 * CELL);
+
+		slot = sl_first_overlap(&list, a, b);
+		if (slot && (item_check(slot), sl_slot_last(slot) < a ||
+			     slot->key >= b))
+			shim_die(__FILE__, __LINE__, "first_overlap: no overlap");
+	} else if (r < 99) {
+		bool forward = r < 90;
+
+		sl_iter_start(&iter, &list, key);
+		prev = forward ? 0 : ULONG_MAX;
+		for (i = 0; i < 32; i++) {
+			slot = forward ? sl_iter_next(&iter) : sl_iter_prev(&iter);
+			if (!slot)
+				break;
+			item_check(slot);
+			if (slot->key % CELL ||
+			    (i && (forward ? slot->key <= prev : slot->key >= prev)))
+				shim_die(__FILE__, __LINE__, "iteration out of order");
+			prev = slot->key;
+		}
+	} else {
+		struct sl_stats stats;
+
+		/* Walks the list while writers change it: must not crash. */
+		sl_stats(&list, &stats);
+	}
+	rcu_read_unlock();
+}
+
+static void *thread_main(void *arg)
+{
+	struct thread *t = arg;
+
+	shim_rcu_register();
+	while (!READ_ONCE(stop_now)) {
+		if (t->writer)
+			writer_op(t);
+		else
+			reader_op(t);
+		t->ops++;
+	}
+	shim_rcu_unregister();
+	return NULL;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "seconds", required_argument, NULL, 's' },
+		{ "phases", required_argument, NULL, 'p' },
+		{ "writers", required_argument, NULL, 'w' },
+		{ "readers", required_argument, NULL, 'r' },
+		{ "cells", required_argument, NULL, 'c' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned int writers = 2, readers = 2, phases = 8, p, i;
+	struct hist_initial *initial = NULL, *final;
+	size_t ninitial = 0, nfinal, total;
+	struct thread *threads, closing = { .id = -1 };
+	struct hist_event *all;
+	double seconds = 60;
+	int c, ret = 0;
+
+	seed = time(NULL);
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': seconds = atof(optarg); break;
+		case 'p': phases = atoi(optarg); break;
+		case 'w': writers = atoi(optarg); break;
+		case 'r': readers = atoi(optarg); break;
+		case 'c': cells = strtoul(optarg, NULL, 0); break;
+		case 'S': seed = strtoull(optarg, NULL, 0); break;
+		default: return 2;
+		}
+	}
+	if (!phases || !cells || !writers)
+		return 2;
+	printf("stress: %.0f s in %u phases, %u writers, %u readers, %lu cells, seed %llu\n",
+	       seconds, phases, writers, readers, cells,
+	       (unsigned long long)seed);
+	shim_random_seed(seed);
+	shim_rcu_register();
+	if (shim_modules_load() || sl_init(&list, GFP_KERNEL))
+		shim_die(__FILE__, __LINE__, "init");
+	threads = calloc(writers + readers, sizeof(*threads));
+	final = calloc(cells, sizeof(*final));
+	if (!threads || !final)
+		return 1;
+
+	for (p = 0; p < phases && !ret; p++) {
+		unsigned long ops = 0;
+		struct sl_stats stats;
+		double t0 = now();
+
+		mix = &mixes[p % ARRAY_SIZE(mixes)];
+		WRITE_ONCE(stop_now, 0);
+		for (i = 0; i < writers + readers; i++) {
+			threads[i].id = i;
+			threads[i].writer = i < writers;
+			threads[i].rng = seed * 2654435761u + p * 40503u + i + 1;
+			threads[i].nr = 0;
+			threads[i].ops = 0;
+			pthread_create(&threads[i].tid, NULL, thread_main,
+				       &threads[i]);
+		}
+		while (now() - t0 < seconds / phases)
+			usleep(20000);
+		WRITE_ONCE(stop_now, 1);
+		for (i = 0; i < writers + readers; i++) {
+			pthread_join(threads[i].tid, NULL);
+			ops += threads[i].ops;
+		}
+
+		/* Quiescent: structure, counts, then the history. */
+		if (sl_check(&list)) {
+			fprintf(stderr, "stress: phase %u: invariant violated\n", p);
+			ret = 1;
+			break;
+		}
+		closing.nr = 0;
+		nfinal = 0;
+		rcu_read_lock();
+		for (i = 0; i < cells; i++) {
+			u64 call = tick();
+			struct sl_slot *slot = sl_lookup(&list, i * CELL);
+
+			record(&closing, call, i * CELL, H_LOOKUP, !!slot,
+			       slot ? item_check(slot)->id : 0);
+			if (slot) {
+				final[nfinal].key = i * CELL;
+				final[nfinal++].id = item_of(slot)->id;
+			}
+		}
+		rcu_read_unlock();
+		sl_stats(&list, &stats);
+		if (stats.items != nfinal) {
+			fprintf(stderr, "stress: phase %u: %lu items, %zu found\n",
+				p, stats.items, nfinal);
+			ret = 1;
+			break;
+		}
+		total = closing.nr;
+		for (i = 0; i < writers + readers; i++)
+			total += threads[i].nr;
+		all = malloc(total * sizeof(*all));
+		if (!all)
+			return 1;
+		total = 0;
+		for (i = 0; i < writers + readers; i++) {
+			memcpy(all + total, threads[i].ev,
+			       threads[i].nr * sizeof(*all));
+			total += threads[i].nr;
+		}
+		memcpy(all + total, closing.ev, closing.nr * sizeof(*all));
+		total += closing.nr;
+		if (hist_check_with_initial(all, total, initial, ninitial,
+					    stderr)) {
+			fprintf(stderr, "stress: phase %u: history not linearizable\n",
+				p);
+			ret = 1;
+		}
+		free(all);
+		printf("stress: phase %u (%s): %.2f Mops/s, %zu events checked, %lu items, %lu leaves: %s\n",
+		       p, mix->name, ops / (seconds / phases) / 1e6, total,
+		       stats.items, stats.leaves, ret ? "FAIL" : "ok");
+		fflush(stdout);
+		/* The closing state opens the next phase. */
+		free(initial);
+		initial = malloc((nfinal + 1) * sizeof(*initial));
+		memcpy(initial, final, nfinal * sizeof(*initial));
+		ninitial = nfinal;
+	}
+
+	sl_destroy(&list, item_destroy_slot, NULL);
+	shim_modules_unload();
+	rcu_barrier();
+	if (shim_kmalloc_live()) {
+		fprintf(stderr, "stress: %ld objects leaked\n",
+			shim_kmalloc_live());
+		ret = 1;
+	}
+	for (i = 0; i < writers + readers; i++)
+		free(threads[i].ev);
+	free(closing.ev);
+	free(threads);
+	free(final);
+	free(initial);
+	shim_rcu_unregister();
+	printf("stress: %s\n", ret ? "FAIL" : "PASS");
+	return ret;
+}
