@@ -27,7 +27,7 @@ CHECKPATCH := $(BUILD)/tools/checkpatch/checkpatch.pl
 KERNEL_C := $(wildcard skiplist/*.[ch])
 
 .PHONY: all modules setup check check-user check-kernel lint mutants \
-	demo bench-user bench-user-quick clean help
+	demo bench-build bench-user bench-user-quick bench-leaf-sweep clean help
 
 all: modules
 
@@ -39,31 +39,35 @@ setup:
 
 # Each kernel gets its own tree of symlinks to the sources, so objects for
 # different kernels never mix and the source tree stays clean.
-#   $(call kmod,KERNEL_BUILD_DIR,EXTRA_MAKE_ARGS)
+#   $(call kmod,KERNEL_BUILD_DIR,NAME,EXTRA_MAKE_ARGS)
+# builds into build/kmod-NAME.
 define kmod
-	@test -f $(1)/include/config/kernel.release || \
+	@test -f $(1)/Makefile || \
 		{ echo "no kernel headers in $(1): run 'make setup'"; exit 1; }
-	@rel=$$(cat $(1)/include/config/kernel.release); \
-	out=$(BUILD)/kmod-$$rel; mkdir -p $$out; \
+	@out=$(BUILD)/kmod-$(2); mkdir -p $$out; \
 	cp -f Kbuild $$out/Kbuild; cp -rsf $(TOP)/skiplist $$out/; \
-	echo "modules for $$rel in $$out"; \
-	$(MAKE) --no-print-directory -C $(1) M=$$out $(2) modules 2>&1 | \
+	echo "modules for $(2) in $$out"; \
+	$(MAKE) --no-print-directory -C $(1) M=$$out $(3) modules 2>&1 | \
 		tee $$out/build.log | grep -v '^  [A-Z]' | grep -v 'Skipping BTF' || true; \
 	test $${PIPESTATUS[0]} -eq 0 || exit 1
 endef
 
+# Named after the kernel the headers belong to.
+KNAME_OF = $(if $(filter /lib/modules/%/build,$(1)),$(patsubst /lib/modules/%/build,%,$(1)),custom)
+
 modules:
-	$(call kmod,$(KDIR),)
+	$(call kmod,$(KDIR),$(call KNAME_OF,$(KDIR)),)
 
 # W=1 and sparse must say nothing: any warning fails the build.
+no_warnings = test -s $(1) && ! grep -iE 'warning|error' $(1)
 check-kernel:
 	@test -n "$(KREL_61)" -a -n "$(KREL_612)" || \
 		{ echo "6.1 and 6.12 headers needed: run 'make setup'"; exit 1; }
 	@command -v sparse >/dev/null || { echo "sparse missing: run 'make setup'"; exit 1; }
-	$(call kmod,/lib/modules/$(KREL_61)/build,W=1 C=2 CF=-Wsparse-error)
-	@! grep -iE 'warning|error' $(BUILD)/kmod-$(KREL_61)/build.log
-	$(call kmod,/lib/modules/$(KREL_612)/build,W=1 C=2 CF=-Wsparse-error)
-	@! grep -iE 'warning|error' $(BUILD)/kmod-$(KREL_612)/build.log
+	$(call kmod,/lib/modules/$(KREL_61)/build,$(KREL_61),W=1 C=2 CF=-Wsparse-error)
+	@$(call no_warnings,$(BUILD)/kmod-$(KREL_61)/build.log)
+	$(call kmod,/lib/modules/$(KREL_612)/build,$(KREL_612),W=1 C=2 CF=-Wsparse-error)
+	@$(call no_warnings,$(BUILD)/kmod-$(KREL_612)/build.log)
 	@echo "check-kernel: 6.1 and 6.12 build clean with W=1 and sparse"
 
 $(CHECKPATCH):
@@ -132,6 +136,34 @@ bench-user: setup bench-build
 	$(PY) tools/bench/user/report.py $(BENCH_DIR)
 	$(PY) tools/bench/user/plot_user.py $(BENCH_DIR)/user.json -o $(BENCH_DIR)/user.png
 	@cat $(BENCH_DIR)/user.md
+
+# Keys per leaf, chosen by measurement: the benchmark and the memory figures
+# for each size in SWEEP_KEYS, side by side (build/bench/leaf-sweep.md).
+SWEEP_KEYS ?= 8 16 32 64
+DRIVER_OBJS = $(addprefix $(BUILD)/bench-obj/driver/,bench_user.o bench_impls.o \
+	rbtree.o tbb_map.o cds_map.o)
+define sweep_variant
+$(eval $(call sl_flavour,K$(1),$(BUILD)/bench-obj/k$(1),-O2 -DSHIM_FAST -DSL_COUNT_KEY_LOADS -DSL_LEAF_KEYS=$(1)))
+$(BUILD)/bench-obj/k$(1)/skiplist_impl.o: tools/bench/user/skiplist_impl.c $(wildcard skiplist/*.h)
+	$$(CC) $$(K$(1)_CFLAGS) -Itools/bench/user -c -o $$@ $$<
+$(BUILD)/bench-obj/k$(1)/bench_user: bench-build $$(K$(1)_OBJS) $(BUILD)/bench-obj/k$(1)/skiplist_impl.o
+	$$(CXX) -pthread -o $$@ $$(DRIVER_OBJS) $$(K$(1)_OBJS) $(BUILD)/bench-obj/k$(1)/skiplist_impl.o \
+		-lurcu -ltbb -lcds -lpthread
+$(BUILD)/bench-obj/k$(1)/skiplist_extras: tools/bench/user/skiplist_extras.c $$(K$(1)_OBJS)
+	$$(CC) $$(K$(1)_CFLAGS) -o $$@ $$< $$(K$(1)_OBJS) -lurcu -lpthread
+endef
+$(foreach k,$(SWEEP_KEYS),$(eval $(call sweep_variant,$(k))))
+
+bench-leaf-sweep: setup $(foreach k,$(SWEEP_KEYS),$(BUILD)/bench-obj/k$(k)/bench_user $(BUILD)/bench-obj/k$(k)/skiplist_extras)
+	mkdir -p $(BENCH_DIR)/sweep
+	for k in $(SWEEP_KEYS); do \
+		$(BUILD)/bench-obj/k$$k/bench_user --impls skiplist --items 65536,1048576 \
+			--threads 1,2 --workloads insert,lookup,mix50,delete \
+			--out $(BENCH_DIR)/sweep/k$$k $(SWEEP_ARGS) > /dev/null || exit 1; \
+		$(BUILD)/bench-obj/k$$k/skiplist_extras --items 1048576 \
+			> $(BENCH_DIR)/sweep/k$$k/extras.json || exit 1; \
+	done
+	$(PY) tools/bench/user/leaf_sweep.py $(BENCH_DIR)/sweep $(SWEEP_KEYS)
 
 bench-user-quick:
 	$(MAKE) bench-user BENCH_ARGS=--quick EXTRAS_ARGS="--items 1000,65536"

@@ -93,7 +93,7 @@ struct sl_leaf {
 	u8 linked;
 	u8 dead;
 	seqcount_spinlock_t seq;
-	spinlock_t lock;
+	spinlock_t lock;		/* rules in locking.c */
 	struct sl_leaf __rcu *prev;
 	struct sl_leaf __rcu *next;
 	union {

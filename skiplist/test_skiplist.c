@@ -364,6 +364,26 @@ static void test_overlap(void)
 		bad += !sl_test_remove(&list, k + 50);
 	}
 	SL_EXPECT(bad == 0);
+	/*
+	 * An extent may reach past the lower fence of the next leaf once that
+	 * leaf's first slot is gone.  Build that at every slot, and check
+	 * that an insert landing first in the next leaf still sees it.
+	 */
+	for (i = 2; i <= n; i++) {
+		unsigned long k = 100 * i;
+
+		bad += !sl_test_remove(&list, k);
+		bad += sl_test_insert(&list, k - 40, 60) != 0;
+		bad += sl_test_insert(&list, k + 10, 5) != -EEXIST;
+		bad += sl_test_insert(&list, k + 19, 1) != -EEXIST;
+		bad += sl_test_lookup(&list, k + 19) != k - 40;
+		bad += sl_test_overlap(&list, k + 15, k + 16) != k - 40;
+		bad += sl_test_insert(&list, k + 20, 30) != 0;
+		bad += !sl_test_remove(&list, k + 20);
+		bad += !sl_test_remove(&list, k - 40);
+		bad += sl_test_insert(&list, k, 50) != 0;
+	}
+	SL_EXPECT(bad == 0);
 	SL_EXPECT(sl_test_items(&list) == n);
 	SL_EXPECT(sl_check(&list) == 0);
 	sl_test_destroy(&list);

@@ -116,10 +116,48 @@ void sl_tower_link(struct sl_list *list, struct sl_leaf *leaf)
 	}
 }
 
+/*
+ * One step of unlinking a dead leaf: at @level, point its predecessor past
+ * it.  Returns false if the predecessor was not found or is dying itself,
+ * and the caller must try again.
+ */
+static bool sl_unlink_level(struct sl_list *list, struct sl_leaf *leaf,
+			    unsigned int level)
+{
+	struct sl_link *link = &leaf->up[level - 1], *plink;
+	struct sl_locked held = {};
+	struct sl_leaf *pred, *succ;
+	bool done = false;
+
+	pred = sl_find_pred(list, leaf->lo, level, leaf);
+	if (!pred)
+		return false;
+	sl_lock_leaf(&held, pred);
+	if (!pred->dead && sl_next_locked(pred, level) == leaf) {
+		plink = &pred->up[level - 1];
+		/* @leaf is dead, so its links no longer change. */
+		succ = rcu_dereference_protected(link->next,
+						 READ_ONCE(leaf->dead));
+		/*
+		 * Fence first: until the pointer follows, a search sees @leaf
+		 * with the next leaf's fence and merely declines a shortcut.
+		 */
+		WRITE_ONCE(plink->lo, link->lo);
+		rcu_assign_pointer(plink->next, succ);
+		done = true;
+	}
+	sl_unlock_all(&held);
+	return done;
+}
+
 /**
  * sl_tower_unlink() - unlink a dead leaf from its upper levels
  * @list: the list
  * @leaf: the leaf, already dead and unlinked from level 0; nothing held
+ *
+ * Top down, so that the leaf is never reachable at a level but not at the
+ * ones below it.  A predecessor that is dying too is waited for: its own
+ * unlinker will soon hand the link to a live predecessor.
  *
  * Context: rcu_read_lock() held.
  */
@@ -127,36 +165,7 @@ void sl_tower_unlink(struct sl_list *list, struct sl_leaf *leaf)
 {
 	int level;
 
-	for (level = READ_ONCE(leaf->linked) - 1; level > 0; level--) {
-		for (;;) {
-			struct sl_locked held = {};
-			struct sl_leaf *pred;
-
-			pred = sl_find_pred(list, leaf->lo, level, leaf);
-			if (pred) {
-				sl_lock_leaf(&held, pred);
-				if (!pred->dead &&
-				    sl_next_locked(pred, level) == leaf) {
-					struct sl_link *plink = &pred->up[level - 1];
-					struct sl_link *link = &leaf->up[level - 1];
-
-					/*
-					 * @leaf's links are frozen, it is dead.
-					 * Fence first: until the pointer
-					 * follows, a search sees @leaf with the
-					 * next one's fence and declines it.
-					 */
-					WRITE_ONCE(plink->lo, link->lo);
-					rcu_assign_pointer(plink->next,
-							   rcu_dereference_protected(link->next,
-										     READ_ONCE(leaf->dead)));
-					sl_unlock_all(&held);
-					break;
-				}
-				sl_unlock_all(&held);
-			}
-			/* A dying predecessor is being unlinked: wait for it. */
+	for (level = READ_ONCE(leaf->linked) - 1; level > 0; level--)
+		while (!sl_unlink_level(list, leaf, level))
 			cpu_relax();
-		}
-	}
 }

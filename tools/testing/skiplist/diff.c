@@ -11,7 +11,9 @@
  * replays the same run.
  */
 #include <getopt.h>
+#include <signal.h>
 #include <time.h>
+#include <unistd.h>
 #include "item.h"
 
 #define SPACE		(1UL << 16)
@@ -39,6 +41,21 @@ static u64 rnd(void)
 static unsigned long rnd_below(unsigned long n)
 {
 	return n ? rnd() % n : 0;
+}
+
+/* An operation that does not return is a failure too (livelock, deadlock). */
+#define WATCHDOG_SECONDS	10
+
+static void watchdog(int sig)
+{
+	char msg[160];
+	int len = snprintf(msg, sizeof(msg),
+			   "diff: FAILED: op %lu did not return within %d s (seed %llu)\n",
+			   op_no, WATCHDOG_SECONDS, (unsigned long long)seed);
+
+	if (write(STDERR_FILENO, msg, len) < 0)
+		_exit(2);
+	_exit(1);
 }
 
 #define fail(fmt, ...) do {						\
@@ -385,6 +402,8 @@ static void run(struct sl_list *list, unsigned long ops, unsigned int ppm)
 		/* Allocation failures in every other block of 25000 ops. */
 		if (i % 25000 == 0)
 			shim_fail_random((i / 25000) % 2 ? ppm : 0, rnd());
+		if (i % 1000 == 0)
+			alarm(WATCHDOG_SECONDS);
 		if (r < insert_pct)
 			do_insert(list);
 		else if (r < insert_pct + 8)
@@ -404,6 +423,7 @@ static void run(struct sl_list *list, unsigned long ops, unsigned int ppm)
 	}
 	shim_fail_off();
 	check_all(list);
+	alarm(0);
 }
 
 int main(int argc, char **argv)
@@ -433,6 +453,7 @@ int main(int argc, char **argv)
 	}
 	rng = seed | 1;
 	shim_random_seed(seed);
+	signal(SIGALRM, watchdog);
 	printf("diff: seed %llu, %lu ops, %u ppm allocation failures\n",
 	       (unsigned long long)seed, ops, ppm);
 	shim_rcu_register();

@@ -21,6 +21,7 @@
  *               [--cells C] [--seed N]
  */
 #include <getopt.h>
+#include <signal.h>
 #include <pthread.h>
 #include <unistd.h>
 #include <time.h>
@@ -58,6 +59,21 @@ struct thread {
 	size_t nr, cap;
 	unsigned long ops;
 };
+
+/* A phase whose threads do not stop in time is stuck: fail, do not hang. */
+static unsigned int current_phase;
+
+static void watchdog(int sig)
+{
+	char msg[128];
+	int len = snprintf(msg, sizeof(msg),
+			   "stress: FAILED: phase %u did not finish in time (seed %llu): livelock or deadlock\n",
+			   current_phase, (unsigned long long)seed);
+
+	if (write(STDERR_FILENO, msg, len) < 0)
+		_exit(2);
+	_exit(1);
+}
 
 static u64 tick(void)
 {
@@ -277,6 +293,7 @@ int main(int argc, char **argv)
 	       seconds, phases, writers, readers, cells,
 	       (unsigned long long)seed);
 	shim_random_seed(seed);
+	signal(SIGALRM, watchdog);
 	shim_rcu_register();
 	if (shim_modules_load() || sl_init(&list, GFP_KERNEL))
 		shim_die(__FILE__, __LINE__, "init");
@@ -291,6 +308,8 @@ int main(int argc, char **argv)
 		double t0 = now();
 
 		mix = &mixes[p % ARRAY_SIZE(mixes)];
+		current_phase = p;
+		alarm(seconds / phases + 60);
 		WRITE_ONCE(stop_now, 0);
 		for (i = 0; i < writers + readers; i++) {
 			threads[i].id = i;
@@ -369,6 +388,7 @@ int main(int argc, char **argv)
 		ninitial = nfinal;
 	}
 
+	alarm(0);
 	sl_destroy(&list, item_destroy_slot, NULL);
 	shim_modules_unload();
 	rcu_barrier();

@@ -1,0 +1,169 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Completes the userspace benchmark report.
+
+Reads DIR/user.json (bench_user) and DIR/extras-skip.json,
+DIR/extras-noskip.json (skiplist_extras with and without the seed-001
+skip), and:
+  - adds to user.json: "key_loads", "skiplist_memory", "leaf_alloc_free_ns"
+    and "goals" (each goal of the core issue, its target, the measured
+    value and whether it is met), all computed from the measurements;
+  - appends the same as tables to user.md;
+  - rewrites the part of README.md between the BENCH-USER markers with the
+    goals and a summary table, so the README always shows the latest run.
+
+Usage: report.py DIR [--readme README.md]
+"""
+
+import argparse
+import json
+import os
+import re
+
+BASE = "skiplist"
+
+
+def result(doc, workload, impl, items, threads):
+    for r in doc["results"]:
+        if (r["workload"], r["impl"], r["items"], r["threads"]) == \
+                (workload, impl, items, threads):
+            return r["ops_per_sec"]
+    return None
+
+
+def ratio_goal(doc, name, workload, items, threads, peer, target):
+    ours = result(doc, workload, BASE, items, threads)
+    theirs = result(doc, workload, peer, items, threads)
+    measured = ours / theirs if ours and theirs else None
+    return {"goal": name, "target": f">= {target}x", "measured": measured,
+            "unit": "x", "met": measured is not None and measured >= target}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("dir")
+    ap.add_argument("--readme", default=os.path.join(
+        os.path.dirname(__file__), "..", "..", "..", "README.md"))
+    args = ap.parse_args()
+
+    doc = json.load(open(os.path.join(args.dir, "user.json")))
+    skip = json.load(open(os.path.join(args.dir, "extras-skip.json")))
+    noskip = json.load(open(os.path.join(args.dir, "extras-noskip.json")))
+
+    loads = []
+    for a, b in zip(skip["sizes"], noskip["sizes"]):
+        with_skip, without = a["key_loads_per_lookup"], b["key_loads_per_lookup"]
+        loads.append({"items": a["items"], "with_skip": with_skip,
+                      "without_skip": without,
+                      "fewer_pct": 100 * (1 - with_skip / without)})
+    memory = [{"items": s["items"],
+               "ascending": s["bytes_per_item_ascending"],
+               "random": s["bytes_per_item_random"],
+               "after_delete_90pct": s["bytes_per_item_after_delete_90pct"]}
+              for s in skip["sizes"]]
+    doc["key_loads"] = loads
+    doc["skiplist_memory"] = memory
+    doc["skiplist_leaf_keys"] = skip["leaf_keys"]
+    doc["leaf_alloc_free_ns"] = skip["leaf_alloc_free_ns"]
+
+    big = max(m["items"] for m in memory)
+    mem = next(m for m in memory if m["items"] == big)
+    ld = next(x for x in loads if x["items"] == big)
+    items = sorted({r["items"] for r in doc["results"]})
+    n_lookup = 1048576 if 1048576 in items else items[-1]
+    n_mix = 65536 if 65536 in items else items[-1]
+    threads = max(r["threads"] for r in doc["results"])
+    goals = [
+        ratio_goal(doc, f"lookups, {n_lookup} items, {threads} threads, vs rbtree-rw",
+                   "lookup", n_lookup, threads, "rbtree-rw", 2.0),
+        ratio_goal(doc, f"lookups, {n_lookup} items, {threads} threads, vs tbb-map",
+                   "lookup", n_lookup, threads, "tbb-map", 1.5),
+        ratio_goal(doc, f"50/50 mix, {n_mix} items, {threads} threads, vs rbtree-spin",
+                   "mix50", n_mix, threads, "rbtree-spin", 3.0),
+        {"goal": f"key loads per lookup, {big} items, fewer with the seed-001 skip",
+         "target": ">= 15%", "measured": ld["fewer_pct"], "unit": "%",
+         "met": ld["fewer_pct"] >= 15},
+        {"goal": f"index bytes per item after ascending inserts, {big} items",
+         "target": "<= 24", "measured": mem["ascending"], "unit": "B",
+         "met": mem["ascending"] <= 24},
+        {"goal": f"index bytes per item after random inserts, {big} items",
+         "target": "<= 32", "measured": mem["random"], "unit": "B",
+         "met": mem["random"] <= 32},
+        {"goal": f"index bytes per item after deleting 90% at random, {big} items",
+         "target": "<= 48", "measured": mem["after_delete_90pct"], "unit": "B",
+         "met": mem["after_delete_90pct"] <= 48},
+    ]
+    doc["goals"] = goals
+    json.dump(doc, open(os.path.join(args.dir, "user.json"), "w"), indent=1)
+
+    def fmt(g):
+        v = g["measured"]
+        if v is None:
+            return "n/a"
+        return f"{v:.2f}x" if g["unit"] == "x" else f"{v:.1f}{' %' if g['unit'] == '%' else ' B'}"
+
+    goal_md = ["| goal | target | measured | met |", "|---|---|---:|---|"]
+    goal_md += [f"| {g['goal']} | {g['target']} | {fmt(g)} | {'yes' if g['met'] else '**no**'} |"
+                for g in goals]
+    extra_md = ["", "## skiplist: key loads per lookup (random lookups of present keys)", "",
+                "| items | with the seed-001 skip | without | fewer |", "|---:|---:|---:|---:|"]
+    extra_md += [f"| {x['items']} | {x['with_skip']:.2f} | {x['without_skip']:.2f} | {x['fewer_pct']:.1f} % |"
+                 for x in loads]
+    extra_md += ["", f"## skiplist: index bytes per item ({skip['leaf_keys']} keys per leaf; slots not counted)", "",
+                 "| items | ascending inserts | random inserts | then 90% deleted at random |",
+                 "|---:|---:|---:|---:|"]
+    extra_md += [f"| {m['items']} | {m['ascending']:.1f} | {m['random']:.1f} | {m['after_delete_90pct']:.1f} |"
+                 for m in memory]
+    extra_md += ["", "## skiplist: one leaf alloc+free, ns (userspace: the shim's per-thread free lists stand in for SLUB's per-CPU path)", "",
+                 "| tower height | leaf bytes | per-height cache | malloc/free |", "|---:|---:|---:|---:|"]
+    extra_md += [f"| {a['height']} | {a['bytes']} | {a['cache']:.1f} | {a['malloc']:.1f} |"
+                 for a in skip["leaf_alloc_free_ns"]]
+    extra_md += ["", "## goals of the core issue", ""] + goal_md + [""]
+    with open(os.path.join(args.dir, "user.md"), "a") as f:
+        f.write("\n".join(extra_md))
+
+    # README: machine, goals, and per workload the skiplist against each
+    # peer at the largest size measured.
+    m = doc["machine"]
+    impls = []
+    for r in doc["results"]:
+        if r["impl"] not in impls:
+            impls.append(r["impl"])
+    peers = [i for i in impls if i != BASE]
+    summary = ["| workload | items | threads | skiplist Mops/s | " +
+               " | ".join(f"vs {p}" for p in peers) + " |",
+               "|---|---:|---:|---:|" + "---:|" * len(peers)]
+    for wl in ["lookup", "insert", "delete", "mix90", "mix50", "insert_hole"]:
+        for n in items:
+            if n != items[-1] and not (wl == "mix50" and n == n_mix):
+                continue
+            for t in sorted({r["threads"] for r in doc["results"]}):
+                ours = result(doc, wl, BASE, n, t)
+                if ours is None:
+                    continue
+                cells = []
+                for p in peers:
+                    theirs = result(doc, wl, p, n, t)
+                    cells.append(f"{ours / theirs:.2f}x" if theirs else "n/a")
+                summary.append(f"| {wl} | {n} | {t} | {ours / 1e6:.3g} | " +
+                               " | ".join(cells) + " |")
+    block = [
+        "<!-- BENCH-USER:BEGIN (generated by tools/bench/user/report.py; do not edit) -->",
+        f"Measured by `make bench-user` on {m['cpu']}, {m['nproc']} CPUs, "
+        f"kernel {m['kernel']}, {m['compiler']}, {m['date']}; "
+        f"{m['seconds']} s per timed cell, median of {m.get('rounds', 1)} rounds.",
+        "",
+    ] + goal_md + ["", "Skiplist throughput and its ratio to each peer (the full tables, "
+                   "all sizes, are in `build/bench/user.md`):", ""] + summary + [
+        "<!-- BENCH-USER:END -->"]
+    if os.path.exists(args.readme):
+        text = open(args.readme).read()
+        pat = re.compile(r"<!-- BENCH-USER:BEGIN.*?<!-- BENCH-USER:END -->", re.S)
+        if pat.search(text):
+            text = pat.sub(lambda _: "\n".join(block), text)
+            open(args.readme, "w").write(text)
+    print("\n".join(goal_md))
+
+
+if __name__ == "__main__":
+    main()
