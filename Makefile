@@ -27,7 +27,8 @@ CHECKPATCH := $(BUILD)/tools/checkpatch/checkpatch.pl
 KERNEL_C := $(wildcard skiplist/*.[ch])
 
 .PHONY: all modules setup check check-user check-kernel lint mutants \
-	demo bench-build bench-user bench-user-quick bench-leaf-sweep clean help
+	demo bench-build bench-smoke bench-user bench-user-quick bench-leaf-sweep \
+	clean help
 
 all: modules
 
@@ -91,11 +92,19 @@ check-user:
 mutants:
 	$(TOP)/tools/testing/skiplist/mutants.sh
 
+# The benchmark must keep building and running: a tiny run of every index
+# and workload, and the rbtree peer's own test against a model.
+bench-smoke: bench-build
+	$(MAKE) -C tools/bench/user BUILD=$(BUILD)/bench-obj/driver rbtree_selftest
+	$(BUILD)/bench-obj/driver/bench_user --items 1000 --threads 1,2 \
+		--seconds 0.02 --rounds 1 --out $(BUILD)/bench/smoke > /dev/null
+
 check: setup
 	$(MAKE) check-user
 	$(MAKE) check-kernel
 	$(MAKE) lint
 	$(MAKE) mutants
+	$(MAKE) bench-smoke
 	@echo "check: all passed"
 
 # Userspace benchmark: the skiplist built with the fast shims against its

@@ -49,7 +49,9 @@ static bool sl_overlaps(const struct sl_leaf *prev, struct sl_leaf *leaf,
 
 	lockdep_assert_held(&leaf->lock);
 	if (pos > 0) {
-		if (sl_slot_last(leaf->slots[pos - 1]) >= key)
+		/* A duplicate start needs no look at the slot itself. */
+		if (leaf->keys[pos - 1] == key ||
+		    sl_slot_last(leaf->slots[pos - 1]) >= key)
 			return true;
 	} else if (prev && prev->nr) {
 		lockdep_assert_held(&prev->lock);

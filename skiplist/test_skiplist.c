@@ -237,7 +237,9 @@ static bool sl_test_fill(struct sl_list *list, unsigned long n, int order)
 
 static void test_orders(void)
 {
-	static const unsigned long sizes[] = { 1, 15, 16, 17, 1000, 20000 };
+	static const unsigned long sizes[] = {
+		1, 3, 4, 5, 15, 16, 17, 63, 64, 65, 127, 128, 129, 1000, 20000
+	};
 	int order, s;
 
 	for (order = -1; order <= 1; order++) {
@@ -611,7 +613,7 @@ static void test_destroy(void)
  */
 static void test_enomem(void)
 {
-	unsigned long n = 600, i, bad = 0, hits = 0;
+	unsigned long n = 3000, i, bad = 0, hits = 0;
 	struct sl_list list;
 
 	shim_fail_nth(1);

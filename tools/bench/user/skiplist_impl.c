@@ -12,11 +12,56 @@
 
 struct sl_bench_item {
 	struct sl_slot slot;
-	struct rcu_head rcu;
 };
 
+/*
+ * Removed items are freed in batches after a grace period, one call_rcu()
+ * per batch, the way the kernel's kfree_rcu() batches: liburcu's call_rcu()
+ * per object, with its worker thread, costs far more than the kernel's.
+ */
+#define SL_BENCH_BATCH	62
+
+struct sl_bench_batch {
+	struct rcu_head rcu;
+	int nr;
+	void *items[SL_BENCH_BATCH];
+};
+
+static __thread struct sl_bench_batch *sl_bench_pending;
 static __thread int sl_bench_registered;
 static bool sl_bench_loaded;
+
+static void sl_bench_batch_free(struct rcu_head *head)
+{
+	struct sl_bench_batch *b = container_of(head, struct sl_bench_batch,
+						rcu);
+	int i;
+
+	for (i = 0; i < b->nr; i++)
+		free(b->items[i]);
+	free(b);
+}
+
+static void sl_bench_flush(void)
+{
+	if (sl_bench_pending) {
+		call_rcu(&sl_bench_pending->rcu, sl_bench_batch_free);
+		sl_bench_pending = NULL;
+	}
+}
+
+static void sl_bench_free_rcu(void *item)
+{
+	if (!sl_bench_pending) {
+		sl_bench_pending = malloc(sizeof(*sl_bench_pending));
+		if (!sl_bench_pending)
+			abort();
+		sl_bench_pending->nr = 0;
+	}
+	sl_bench_pending->items[sl_bench_pending->nr++] = item;
+	if (sl_bench_pending->nr == SL_BENCH_BATCH)
+		sl_bench_flush();
+}
 
 static void sl_bench_thread_start(struct bench_index *idx)
 {
@@ -26,8 +71,10 @@ static void sl_bench_thread_start(struct bench_index *idx)
 
 static void sl_bench_thread_stop(struct bench_index *idx)
 {
-	if (!--sl_bench_registered)
+	if (!--sl_bench_registered) {
+		sl_bench_flush();
 		shim_rcu_unregister();
+	}
 }
 
 static struct bench_index *sl_bench_create(void)
@@ -45,11 +92,6 @@ static struct bench_index *sl_bench_create(void)
 	return (struct bench_index *)list;
 }
 
-static void sl_bench_free_cb(struct rcu_head *head)
-{
-	free(container_of(head, struct sl_bench_item, rcu));
-}
-
 static void sl_bench_free_slot(struct sl_slot *slot, void *arg)
 {
 	free(container_of(slot, struct sl_bench_item, slot));
@@ -62,6 +104,7 @@ static void sl_bench_destroy(struct bench_index *idx)
 	sl_bench_thread_start(idx);
 	/* No reader is left, so items can go at once; leaves wait for RCU. */
 	sl_destroy(list, sl_bench_free_slot, NULL);
+	sl_bench_flush();
 	rcu_barrier();
 	sl_bench_thread_stop(idx);
 	free(list);
@@ -89,8 +132,7 @@ static int sl_bench_remove(struct bench_index *idx, unsigned long key)
 
 	if (!slot)
 		return -ENOENT;
-	call_rcu(&container_of(slot, struct sl_bench_item, slot)->rcu,
-		 sl_bench_free_cb);
+	sl_bench_free_rcu(container_of(slot, struct sl_bench_item, slot));
 	return 0;
 }
 
@@ -133,6 +175,7 @@ static size_t sl_bench_index_bytes(struct bench_index *idx)
 
 static void sl_bench_quiesce(struct bench_index *idx)
 {
+	sl_bench_flush();
 	rcu_barrier();
 }
 
