@@ -119,10 +119,17 @@ static void writer_op(struct thread *t)
 	int ret;
 
 	if (r < mix->insert) {
+		u64 id;
+
+		/*
+		 * Once inserted, the item is another writer's to remove and
+		 * free: read nothing of it afterwards outside RCU.
+		 */
 		item = item_new(key, 1 + rnd(t) % CELL);
+		id = item->id;
 		call = tick();
 		ret = sl_insert(&list, &item->slot, GFP_KERNEL);
-		record(t, call, key, H_INSERT, ret, item->id);
+		record(t, call, key, H_INSERT, ret, id);
 		if (ret && ret != -EEXIST)
 			shim_die(__FILE__, __LINE__, "insert: unexpected error");
 		if (ret)
@@ -151,6 +158,7 @@ static void writer_op(struct thread *t)
 	} else {
 		/* A whole free cell, searched from a random one, wrapping. */
 		unsigned long lo = rnd(t) % cells, hi = rnd(t) % cells;
+		u64 id;
 
 		if (lo > hi) {
 			unsigned long tmp = lo;
@@ -160,13 +168,20 @@ static void writer_op(struct thread *t)
 		}
 		hi++;
 		item = item_new(0, 0);
+		/*
+		 * Atomic context, as an IOMMU allocator calls it; RCU keeps
+		 * the item readable here even if another writer frees it.
+		 */
 		call = tick();
+		rcu_read_lock();
 		ret = sl_insert_hole(&list, &item->slot, CELL, CELL, lo * CELL,
-				     hi * CELL, key, GFP_KERNEL);
+				     hi * CELL, key, GFP_ATOMIC);
+		key = item->slot.key;
+		id = item->id;
+		rcu_read_unlock();
 		if (!ret) {
-			record(t, call, item->slot.key, H_INSERT, 0, item->id);
-			if (item->slot.key % CELL || item->slot.key < lo * CELL ||
-			    item->slot.key >= hi * CELL)
+			record(t, call, key, H_INSERT, 0, id);
+			if (key % CELL || key < lo * CELL || key >= hi * CELL)
 				shim_die(__FILE__, __LINE__,
 					 "insert_hole outside its window");
 		} else if (ret != -ENOSPC) {
