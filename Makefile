@@ -90,7 +90,7 @@ check-user:
 
 # Break the code on purpose, one way at a time; each test must notice.
 mutants:
-	$(TOP)/tools/testing/skiplist/mutants.sh
+	$(PY) $(TOP)/tools/testing/skiplist/mutants.py
 
 # The benchmark must keep building and running: a tiny run of every index
 # and workload, and the rbtree peer's own test against a model.

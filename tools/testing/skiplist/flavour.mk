@@ -8,6 +8,12 @@
 # defines $(NAME_OBJS), the core and shim objects under DIR, and the rules
 # that build them.  SL_TOP must point at the top of the tree.
 
+# Short "CC file" lines unless V=1, as in the kernel build.
+ifneq ($(V),1)
+Q := @
+quiet = @echo "  $(1)	$(2)";
+endif
+
 SL_CORE := list leaf search locking insert delete tower hole check
 SL_SHIM := base lock rcu slab
 SL_INCLUDES = -I$(SL_TOP)/tools/testing/skiplist/include -I$(SL_TOP)/skiplist
@@ -20,9 +26,11 @@ $(1)_CFLAGS := -std=gnu11 -g $(SL_WARN) $$(SL_INCLUDES) -pthread $(3)
 
 $(2)/core/%.o: $$(SL_TOP)/skiplist/%.c $$(wildcard $$(SL_TOP)/skiplist/*.h) $$(wildcard $$(SL_TOP)/tools/testing/skiplist/shim/*.h)
 	@mkdir -p $$(@D)
-	$$(CC) $$($(1)_CFLAGS) -c -o $$@ $$<
+	$$(call quiet,CC,$$@)
+	$$(Q)$$(CC) $$($(1)_CFLAGS) -c -o $$@ $$<
 
 $(2)/shim/%.o: $$(SL_TOP)/tools/testing/skiplist/shim/%.c $$(wildcard $$(SL_TOP)/tools/testing/skiplist/shim/*.h)
 	@mkdir -p $$(@D)
-	$$(CC) $$($(1)_CFLAGS) -c -o $$@ $$<
+	$$(call quiet,CC,$$@)
+	$$(Q)$$(CC) $$($(1)_CFLAGS) -c -o $$@ $$<
 endef
