@@ -28,6 +28,7 @@ static struct sl_leaf *sl_find_pred(struct sl_list *list, unsigned long lo,
 {
 	struct sl_leaf *leaf = list->head, *next;
 	int l = max(READ_ONCE(list->level), level + 1) - 1;
+	unsigned int loads = 0;
 
 	for (; l >= (int)level; l--) {
 		for (;;) {
@@ -35,6 +36,7 @@ static struct sl_leaf *sl_find_pred(struct sl_list *list, unsigned long lo,
 			next = rcu_dereference(*sl_next_ptr(leaf, l));
 			if (!next || next == target)
 				break;
+			sl_count(loads);
 			/*
 			 * A dead leaf may share its lower fence with a live
 			 * one; at the target's own level, walk past any such
@@ -46,6 +48,7 @@ static struct sl_leaf *sl_find_pred(struct sl_list *list, unsigned long lo,
 			leaf = next;
 		}
 	}
+	sl_count_flush(loads);
 	if (target && rcu_access_pointer(*sl_next_ptr(leaf, level)) != target)
 		return NULL;
 	return leaf;

@@ -6,6 +6,8 @@
  *    -DSL_NO_SKIP_REJECTED, so the saving is measured, not assumed);
  *  - index bytes per item after ascending inserts, after random inserts
  *    and after then deleting 90% at random;
+ *  - key loads and time per insert, ascending against random: the finger
+ *    makes appends O(1) amortised, so their loads stay flat as n grows;
  *  - one leaf alloc+free from the per-height caches against malloc/free
  *    of the same size.  In userspace the caches are the shim's per-thread
  *    free lists, a stand-in for SLUB's per-CPU fast path.
@@ -61,10 +63,12 @@ static unsigned long *ex_perm(unsigned long n)
 	return p;
 }
 
-static void ex_fill(struct sl_list *list, const unsigned long *order,
-		    unsigned long n)
+/* Fills @list; returns ns per insert and the key loads per insert. */
+static double ex_fill(struct sl_list *list, const unsigned long *order,
+		      unsigned long n, double *loads_per_insert)
 {
-	unsigned long i;
+	unsigned long i, loads0 = sl_key_loads();
+	double t = ex_now();
 
 	for (i = 0; i < n; i++) {
 		struct ex_item *it = malloc(sizeof(*it));
@@ -74,6 +78,9 @@ static void ex_fill(struct sl_list *list, const unsigned long *order,
 		if (sl_insert(list, &it->slot, GFP_KERNEL))
 			abort();
 	}
+	t = ex_now() - t;
+	*loads_per_insert = (double)(sl_key_loads() - loads0) / n;
+	return t * 1e9 / n;
 }
 
 static double ex_bytes_per_item(struct sl_list *list)
@@ -88,19 +95,19 @@ static void ex_memory_and_loads(unsigned long n, bool first)
 {
 	unsigned long *perm = ex_perm(n), *asc = malloc(n * sizeof(*asc));
 	unsigned long i, lookups = 200000, loads0, hits = 0;
-	double asc_b, rnd_b, del_b;
+	double asc_b, rnd_b, del_b, asc_ns, rnd_ns, asc_loads, rnd_loads;
 	struct sl_list list;
 	struct sl_slot *slot;
 
 	for (i = 0; i < n; i++)
 		asc[i] = i;
 	sl_init(&list, GFP_KERNEL);
-	ex_fill(&list, asc, n);
+	asc_ns = ex_fill(&list, asc, n, &asc_loads);
 	asc_b = ex_bytes_per_item(&list);
 	sl_destroy(&list, ex_free_slot, NULL);
 
 	sl_init(&list, GFP_KERNEL);
-	ex_fill(&list, perm, n);
+	rnd_ns = ex_fill(&list, perm, n, &rnd_loads);
 	rnd_b = ex_bytes_per_item(&list);
 
 	/* Random lookups of keys that are there. */
@@ -129,8 +136,10 @@ static void ex_memory_and_loads(unsigned long n, bool first)
 		abort();
 	sl_destroy(&list, ex_free_slot, NULL);
 	rcu_barrier();
-	printf("\"bytes_per_item_ascending\": %.1f, \"bytes_per_item_random\": %.1f, \"bytes_per_item_after_delete_90pct\": %.1f}",
+	printf("\"bytes_per_item_ascending\": %.1f, \"bytes_per_item_random\": %.1f, \"bytes_per_item_after_delete_90pct\": %.1f, ",
 	       asc_b, rnd_b, del_b);
+	printf("\"insert_ns_ascending\": %.1f, \"insert_ns_random\": %.1f, \"key_loads_per_insert_ascending\": %.2f, \"key_loads_per_insert_random\": %.2f}",
+	       asc_ns, rnd_ns, asc_loads, rnd_loads);
 	free(perm);
 	free(asc);
 }
