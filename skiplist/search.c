@@ -158,6 +158,53 @@ static struct sl_leaf *sl_step(struct sl_leaf *leaf, enum sl_fence dir)
 }
 
 /*
+ * An open snapshot of the leaf covering a key: what was read of it between
+ * @seq and now.  The caller reads whatever else it needs from the leaf and
+ * then closes the snapshot with read_seqcount_retry(&leaf->seq, seq); if
+ * that fails, it locates again from @leaf.
+ */
+struct sl_pos {
+	struct sl_leaf *leaf;
+	unsigned int seq;
+	int nr;
+	int idx;	/* the last key <= the search key, -1 if none */
+	bool exact;	/* keys[idx] is the search key */
+};
+
+/*
+ * Open a snapshot of the leaf covering @key, starting from @leaf (a guess
+ * from the descent) and moving left or right by the fences until the
+ * snapshot proves it covers @key.
+ */
+static void sl_locate(struct sl_pos *pos, struct sl_leaf *leaf,
+		      unsigned long key, unsigned int *loads)
+{
+	for (;;) {
+		unsigned int seq = read_seqcount_begin(&leaf->seq);
+		enum sl_fence fence;
+		struct sl_leaf *next;
+
+		if (READ_ONCE(leaf->dead)) {
+			leaf = sl_step(leaf, SL_GO_LEFT);
+			continue;
+		}
+		pos->nr = sl_snapshot_nr(leaf);
+		pos->idx = sl_snapshot_floor(leaf->keys, pos->nr, key,
+					     &pos->exact, loads);
+		fence = sl_snapshot_fence(leaf, pos->nr, pos->idx, pos->exact,
+					  key, loads);
+		if (fence == SL_COVERED) {
+			pos->leaf = leaf;
+			pos->seq = seq;
+			return;
+		}
+		next = sl_step(leaf, fence);
+		if (!read_seqcount_retry(&leaf->seq, seq))
+			leaf = next;
+	}
+}
+
+/*
  * Read the last slot of the leaf before @leaf, from a snapshot of its own,
  * while the caller's snapshot of @leaf is still open.  Returns false if the
  * back pointer was stale or the snapshot torn, and the caller must retry.
@@ -200,35 +247,19 @@ struct sl_slot *sl_lookup(struct sl_list *list, unsigned long key)
 	struct sl_slot *slot;
 	unsigned long start = 0;
 	unsigned int loads = 0;
-	bool exact;
+	struct sl_pos pos;
 
 	leaf = sl_descend(list, key, &loads);
 	for (;;) {
-		unsigned int seq = read_seqcount_begin(&leaf->seq);
-		enum sl_fence fence;
-		int nr, idx;
-
-		if (READ_ONCE(leaf->dead)) {
-			leaf = sl_step(leaf, SL_GO_LEFT);
-			continue;
-		}
-		nr = sl_snapshot_nr(leaf);
-		idx = sl_snapshot_floor(leaf->keys, nr, key, &exact, &loads);
-		fence = sl_snapshot_fence(leaf, nr, idx, exact, key, &loads);
-		if (fence != SL_COVERED) {
-			struct sl_leaf *next = sl_step(leaf, fence);
-
-			if (!read_seqcount_retry(&leaf->seq, seq))
-				leaf = next;
-			continue;
-		}
-		if (idx >= 0) {
-			start = READ_ONCE(leaf->keys[idx]);
-			slot = READ_ONCE(leaf->slots[idx]);
+		sl_locate(&pos, leaf, key, &loads);
+		leaf = pos.leaf;
+		if (pos.idx >= 0) {
+			start = READ_ONCE(leaf->keys[pos.idx]);
+			slot = READ_ONCE(leaf->slots[pos.idx]);
 		} else if (!sl_read_prev_last(leaf, &slot, &start, &loads)) {
 			continue;
 		}
-		if (!read_seqcount_retry(&leaf->seq, seq))
+		if (!read_seqcount_retry(&leaf->seq, pos.seq))
 			break;
 	}
 	sl_count_flush(loads);
@@ -236,7 +267,7 @@ struct sl_slot *sl_lookup(struct sl_list *list, unsigned long key)
 	 * The snapshot held: @slot was in the list and its extent is stable.
 	 * A slot starting at @key contains it without a look at its size.
 	 */
-	if (slot && (exact || key - start < slot->size))
+	if (slot && (pos.exact || key - start < slot->size))
 		return slot;
 	return NULL;
 }
@@ -285,50 +316,33 @@ struct sl_slot *sl_first_overlap(struct sl_list *list, unsigned long start,
 	unsigned long floor_key = 0, succ_key = 0;
 	struct sl_leaf *leaf;
 	unsigned int loads = 0;
+	struct sl_pos pos;
 
 	if (end <= start)
 		return NULL;
 	leaf = sl_descend(list, start, &loads);
 	for (;;) {
-		unsigned int seq = read_seqcount_begin(&leaf->seq);
-		enum sl_fence fence;
-		int nr, idx;
-		bool exact;
-
-		if (READ_ONCE(leaf->dead)) {
-			leaf = sl_step(leaf, SL_GO_LEFT);
-			continue;
-		}
-		nr = sl_snapshot_nr(leaf);
-		idx = sl_snapshot_floor(leaf->keys, nr, start, &exact,
-					&loads);
-		fence = sl_snapshot_fence(leaf, nr, idx, exact, start, &loads);
-		if (fence != SL_COVERED) {
-			struct sl_leaf *next = sl_step(leaf, fence);
-
-			if (!read_seqcount_retry(&leaf->seq, seq))
-				leaf = next;
-			continue;
-		}
-		if (idx >= 0) {
-			floor_key = READ_ONCE(leaf->keys[idx]);
-			floor = READ_ONCE(leaf->slots[idx]);
+		sl_locate(&pos, leaf, start, &loads);
+		leaf = pos.leaf;
+		if (pos.idx >= 0) {
+			floor_key = READ_ONCE(leaf->keys[pos.idx]);
+			floor = READ_ONCE(leaf->slots[pos.idx]);
 		} else if (!sl_read_prev_last(leaf, &floor, &floor_key,
 					      &loads)) {
 			continue;
 		}
 		succ = NULL;
-		if (!exact) {
-			if (idx + 1 < nr) {
+		if (!pos.exact) {
+			if (pos.idx + 1 < pos.nr) {
 				sl_count(loads);
-				succ_key = READ_ONCE(leaf->keys[idx + 1]);
-				succ = READ_ONCE(leaf->slots[idx + 1]);
+				succ_key = READ_ONCE(leaf->keys[pos.idx + 1]);
+				succ = READ_ONCE(leaf->slots[pos.idx + 1]);
 			} else if (!sl_read_next_first(leaf, &succ, &succ_key,
 						       &loads)) {
 				continue;
 			}
 		}
-		if (!read_seqcount_retry(&leaf->seq, seq))
+		if (!read_seqcount_retry(&leaf->seq, pos.seq))
 			break;
 	}
 	sl_count_flush(loads);
@@ -350,39 +364,20 @@ static void sl_iter_seek(struct sl_iter *iter)
 	unsigned long key = iter->past_end ? ULONG_MAX : iter->pos;
 	struct sl_leaf *leaf;
 	unsigned int loads = 0;
+	struct sl_pos pos;
 
 	leaf = sl_descend(iter->list, key, &loads);
-	for (;;) {
-		unsigned int seq = read_seqcount_begin(&leaf->seq);
-		enum sl_fence fence;
-		int nr, idx;
-		bool exact;
-
-		if (READ_ONCE(leaf->dead)) {
-			leaf = sl_step(leaf, SL_GO_LEFT);
-			continue;
-		}
-		nr = sl_snapshot_nr(leaf);
-		idx = sl_snapshot_floor(leaf->keys, nr, key, &exact, &loads);
-		fence = sl_snapshot_fence(leaf, nr, idx, exact, key, &loads);
-		if (fence != SL_COVERED) {
-			struct sl_leaf *next = sl_step(leaf, fence);
-
-			if (!read_seqcount_retry(&leaf->seq, seq))
-				leaf = next;
-			continue;
-		}
+	do {
+		sl_locate(&pos, leaf, key, &loads);
+		leaf = pos.leaf;
+		iter->leaf = leaf;
+		iter->seq = pos.seq;
 		/* First index with a key >= pos; past the end, after all. */
 		if (iter->past_end)
-			idx = nr;
-		else if (!exact)
-			idx++;
-		iter->leaf = leaf;
-		iter->seq = seq;
-		iter->idx = idx;
-		if (!read_seqcount_retry(&leaf->seq, seq))
-			break;
-	}
+			iter->idx = pos.nr;
+		else
+			iter->idx = pos.exact ? pos.idx : pos.idx + 1;
+	} while (read_seqcount_retry(&leaf->seq, pos.seq));
 	sl_count_flush(loads);
 }
 
