@@ -111,7 +111,7 @@ check: setup
 # peers, plus the skiplist-only figures in three builds.
 include tools/testing/skiplist/flavour.mk
 SL_TOP := $(TOP)
-$(eval $(call sl_flavour,FAST,$(BUILD)/bench-obj/fast,-O2 -DSHIM_FAST))
+$(eval $(call sl_flavour,FAST,$(BUILD)/bench-obj/fast,-O2 -DSHIM_FAST -DSHIM_RCU_QSBR))
 $(eval $(call sl_flavour,LOADS,$(BUILD)/bench-obj/loads,-O2 -DSHIM_FAST -DSL_COUNT_KEY_LOADS))
 $(eval $(call sl_flavour,NOSKIP,$(BUILD)/bench-obj/noskip,-O2 -DSHIM_FAST -DSL_COUNT_KEY_LOADS -DSL_NO_SKIP_REJECTED))
 
@@ -133,7 +133,7 @@ bench-build: $(FAST_OBJS) $(BUILD)/bench-obj/fast/skiplist_impl.o \
 		$(BUILD)/bench-obj/noskip/skiplist_extras
 	$(MAKE) -C tools/bench/user BUILD=$(BUILD)/bench-obj/driver \
 		EXTRA_OBJS="$(FAST_OBJS) $(BUILD)/bench-obj/fast/skiplist_impl.o" \
-		EXTRA_CFLAGS=-DHAVE_SKIPLIST EXTRA_LIBS=-lurcu
+		EXTRA_CFLAGS=-DHAVE_SKIPLIST EXTRA_LIBS=-lurcu-qsbr
 
 bench-user: setup bench-build
 	mkdir -p $(BENCH_DIR)
@@ -152,14 +152,14 @@ SWEEP_KEYS ?= 8 16 32 64
 DRIVER_OBJS = $(addprefix $(BUILD)/bench-obj/driver/,bench_user.o bench_impls.o \
 	rbtree.o tbb_map.o cds_map.o)
 define sweep_variant
-$(eval $(call sl_flavour,K$(1),$(BUILD)/bench-obj/k$(1),-O2 -DSHIM_FAST -DSL_COUNT_KEY_LOADS -DSL_LEAF_KEYS=$(1)))
+$(eval $(call sl_flavour,K$(1),$(BUILD)/bench-obj/k$(1),-O2 -DSHIM_FAST -DSHIM_RCU_QSBR -DSL_COUNT_KEY_LOADS -DSL_LEAF_KEYS=$(1)))
 $(BUILD)/bench-obj/k$(1)/skiplist_impl.o: tools/bench/user/skiplist_impl.c $(wildcard skiplist/*.h)
 	$$(CC) $$(K$(1)_CFLAGS) -Itools/bench/user -c -o $$@ $$<
 $(BUILD)/bench-obj/k$(1)/bench_user: bench-build $$(K$(1)_OBJS) $(BUILD)/bench-obj/k$(1)/skiplist_impl.o
 	$$(CXX) -pthread -o $$@ $$(DRIVER_OBJS) $$(K$(1)_OBJS) $(BUILD)/bench-obj/k$(1)/skiplist_impl.o \
-		-lurcu -ltbb -lcds -lpthread
+		-lurcu-qsbr -ltbb -lcds -lpthread
 $(BUILD)/bench-obj/k$(1)/skiplist_extras: tools/bench/user/skiplist_extras.c $$(K$(1)_OBJS)
-	$$(CC) $$(K$(1)_CFLAGS) -o $$@ $$< $$(K$(1)_OBJS) -lurcu -lpthread
+	$$(CC) $$(K$(1)_CFLAGS) -o $$@ $$< $$(K$(1)_OBJS) -lurcu-qsbr -lpthread
 endef
 $(foreach k,$(SWEEP_KEYS),$(eval $(call sweep_variant,$(k))))
 

@@ -29,6 +29,17 @@ struct sl_bench_batch {
 
 static __thread struct sl_bench_batch *sl_bench_pending;
 static __thread int sl_bench_registered;
+static __thread unsigned int sl_bench_ops;
+
+/*
+ * Built with QSBR RCU, whose threads must say when they hold no reference:
+ * every few operations, as a kernel CPU does at each tick or switch.
+ */
+static inline void sl_bench_tick(void)
+{
+	if (!(++sl_bench_ops % 16))
+		shim_rcu_quiescent();
+}
 static bool sl_bench_loaded;
 
 static void sl_bench_batch_free(struct rcu_head *head)
@@ -123,6 +134,7 @@ static int sl_bench_insert(struct bench_index *idx, unsigned long key,
 	ret = sl_insert((struct sl_list *)idx, &item->slot, GFP_KERNEL);
 	if (ret)
 		free(item);
+	sl_bench_tick();
 	return ret;
 }
 
@@ -130,6 +142,7 @@ static int sl_bench_remove(struct bench_index *idx, unsigned long key)
 {
 	struct sl_slot *slot = sl_remove((struct sl_list *)idx, key);
 
+	sl_bench_tick();
 	if (!slot)
 		return -ENOENT;
 	sl_bench_free_rcu(container_of(slot, struct sl_bench_item, slot));
@@ -143,6 +156,7 @@ static bool sl_bench_lookup(struct bench_index *idx, unsigned long key)
 	rcu_read_lock();
 	slot = sl_lookup((struct sl_list *)idx, key);
 	rcu_read_unlock();
+	sl_bench_tick();
 	return slot;
 }
 
@@ -157,6 +171,7 @@ static int sl_bench_insert_hole(struct bench_index *idx, unsigned long size,
 		return -ENOMEM;
 	ret = sl_insert_hole((struct sl_list *)idx, &item->slot, size, align,
 			     min, max, min, GFP_KERNEL);
+	sl_bench_tick();
 	if (ret) {
 		free(item);
 		return ret;

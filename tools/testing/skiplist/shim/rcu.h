@@ -1,16 +1,35 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * RCU on liburcu (memb flavour), with the checks the kernel's lockdep-RCU
- * makes: rcu_dereference() outside a read-side section aborts, and so does
+ * RCU on liburcu, with the checks the kernel's lockdep-RCU makes:
+ * rcu_dereference() outside a read-side section aborts, and so does
  * rcu_dereference_protected() whose condition is false.  Unlike the
  * kernel's tools/ shims, synchronize_rcu() really waits and
  * rcu_assign_pointer() really orders.
+ *
+ * The tests use the memb flavour, which needs nothing from its threads.
+ * The benchmark (SHIM_RCU_QSBR) uses the QSBR flavour, whose read-side
+ * sections cost nothing, like the kernel's; its threads report quiescent
+ * states with shim_rcu_quiescent(), as scheduler ticks do in the kernel.
  */
 #ifndef _SHIM_RCU_H
 #define _SHIM_RCU_H
 
 #include "base.h"
+#ifdef SHIM_RCU_QSBR
+#include <urcu-qsbr.h>
+#define shim_urcu_read_lock	urcu_qsbr_read_lock
+#define shim_urcu_read_unlock	urcu_qsbr_read_unlock
+#define shim_urcu_register	urcu_qsbr_register_thread
+#define shim_urcu_unregister	urcu_qsbr_unregister_thread
+#define shim_rcu_quiescent()	urcu_qsbr_quiescent_state()
+#else
 #include <urcu.h>
+#define shim_urcu_read_lock	urcu_memb_read_lock
+#define shim_urcu_read_unlock	urcu_memb_read_unlock
+#define shim_urcu_register	urcu_memb_register_thread
+#define shim_urcu_unregister	urcu_memb_unregister_thread
+#define shim_rcu_quiescent()	do { } while (0)
+#endif
 
 #undef rcu_read_lock
 #undef rcu_read_unlock
@@ -24,7 +43,7 @@ static inline void rcu_read_lock(void)
 {
 	SHIM_ASSERT(shim_rcu_registered,
 		    "rcu_read_lock() in a thread not registered with RCU");
-	urcu_memb_read_lock();
+	shim_urcu_read_lock();
 	shim_rcu_depth++;
 }
 
@@ -32,7 +51,7 @@ static inline void rcu_read_unlock(void)
 {
 	SHIM_ASSERT(shim_rcu_depth > 0, "rcu_read_unlock() without lock");
 	shim_rcu_depth--;
-	urcu_memb_read_unlock();
+	shim_urcu_read_unlock();
 }
 
 static inline bool rcu_read_lock_held(void)
