@@ -117,6 +117,8 @@ $(eval $(call sl_flavour,NOSKIP,$(BUILD)/bench-obj/noskip,-O2 -DSHIM_FAST -DSL_C
 
 BENCH_DIR := $(BUILD)/bench
 BENCH_ARGS ?=
+# A full run rewrites the README's benchmark section; a quick one does not.
+REPORT_ARGS ?= --readme $(TOP)/README.md
 
 $(BUILD)/bench-obj/fast/skiplist_impl.o: tools/bench/user/skiplist_impl.c $(wildcard skiplist/*.h)
 	$(CC) $(FAST_CFLAGS) -Itools/bench/user -c -o $@ $<
@@ -142,7 +144,7 @@ bench-user: setup bench-build
 	$(BUILD)/bench-obj/noskip/skiplist_extras --variant no-skip $(EXTRAS_ARGS) \
 		> $(BENCH_DIR)/extras-noskip.json
 	$(BUILD)/bench-obj/driver/bench_user --out $(BENCH_DIR) $(BENCH_ARGS) > /dev/null
-	$(PY) tools/bench/user/report.py $(BENCH_DIR)
+	$(PY) tools/bench/user/report.py $(BENCH_DIR) $(REPORT_ARGS)
 	$(PY) tools/bench/user/plot_user.py $(BENCH_DIR)/user.json -o $(BENCH_DIR)/user.png
 	@cat $(BENCH_DIR)/user.md
 
@@ -175,7 +177,8 @@ bench-leaf-sweep: setup $(foreach k,$(SWEEP_KEYS),$(BUILD)/bench-obj/k$(k)/bench
 	$(PY) tools/bench/user/leaf_sweep.py $(BENCH_DIR)/sweep $(SWEEP_KEYS)
 
 bench-user-quick:
-	$(MAKE) bench-user BENCH_ARGS=--quick EXTRAS_ARGS="--items 1000,65536"
+	$(MAKE) bench-user BENCH_ARGS=--quick EXTRAS_ARGS="--items 1000,65536" \
+		REPORT_ARGS=
 
 demo: setup modules
 	$(MAKE) -C tools/testing/skiplist all

@@ -42,8 +42,8 @@ def ratio_goal(doc, name, workload, items, threads, peer, target):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dir")
-    ap.add_argument("--readme", default=os.path.join(
-        os.path.dirname(__file__), "..", "..", "..", "README.md"))
+    ap.add_argument("--readme", help="README.md whose BENCH-USER section to rewrite "
+                    "(full runs only; quick runs leave it alone)")
     args = ap.parse_args()
 
     doc = json.load(open(os.path.join(args.dir, "user.json")))
@@ -133,8 +133,12 @@ def main():
     extra_md += [f"| {a['height']} | {a['bytes']} | {a['cache']:.1f} | {a['malloc']:.1f} |"
                  for a in skip["leaf_alloc_free_ns"]]
     extra_md += ["", "## goals of the core issue", ""] + goal_md + [""]
-    with open(os.path.join(args.dir, "user.md"), "a") as f:
-        f.write("\n".join(extra_md))
+    # Replace what an earlier run of this script added, so it can be rerun.
+    marker = "<!-- report.py -->"
+    md_path = os.path.join(args.dir, "user.md")
+    md = open(md_path).read().split(marker)[0].rstrip("\n")
+    with open(md_path, "w") as f:
+        f.write(md + "\n\n" + marker + "\n" + "\n".join(extra_md))
 
     # README: machine, goals, and per workload the skiplist against each
     # peer at the largest size measured.
@@ -170,7 +174,7 @@ def main():
     ] + goal_md + ["", "Skiplist throughput and its ratio to each peer (the full tables, "
                    "all sizes, are in `build/bench/user.md`):", ""] + summary + [
         "<!-- BENCH-USER:END -->"]
-    if os.path.exists(args.readme):
+    if args.readme and os.path.exists(args.readme):
         text = open(args.readme).read()
         pat = re.compile(r"<!-- BENCH-USER:BEGIN.*?<!-- BENCH-USER:END -->", re.S)
         if pat.search(text):
