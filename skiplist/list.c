@@ -13,6 +13,11 @@
  *    section, and move slots between leaves only inside the write sections
  *    of both.
  *
+ * Why sequence counts and not copy-on-write leaves: an update changes a
+ * few words of one leaf, and copying a leaf of 64 keys and relinking it at
+ * every level of its tower would cost an allocation, a grace period and
+ * tower surgery per update; a reader pays one more load of the count.
+ *
  * Invariants, true whenever no write section is open:
  *  - Level 0 is the whole list: leaves in increasing order of their lower
  *    fence @lo, each leaf's keys sorted and inside [@lo, @hi], each @hi one
