@@ -7,7 +7,8 @@
 # missing.
 set -euo pipefail
 
-# The newest Debian 12 6.12 headers, unless some 6.12 headers are installed.
+# The newest Debian 12 6.12 headers, unless some 6.12 headers are installed;
+# the kernel image installed with them is the one with the same release.
 headers_612() {
 	local have
 	have=$(dpkg-query -W -f '${Package} ${Status}\n' 'linux-headers-6.12.*-amd64' 2>/dev/null |
@@ -40,14 +41,14 @@ if ! command -v apt-get >/dev/null || ! grep -q 'VERSION_ID="12"' /etc/os-releas
 fi
 
 pkgs=(build-essential make gcc g++ xz-utils perl python3 python3-matplotlib
-      sparse liburcu-dev libtbb-dev libcds-dev linux-source-6.1
-      linux-headers-amd64)
+      python3-venv sparse liburcu-dev libtbb-dev libcds-dev linux-source-6.1
+      linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static)
 p612=$(headers_612 || true)
 if [ -z "$p612" ]; then
 	as_root apt-get update -qq
 	p612=$(headers_612)
 fi
-pkgs+=("$p612")
+pkgs+=("$p612" "${p612/linux-headers-/linux-image-}")
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -58,12 +59,21 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
 	echo "setup: all ${#pkgs[@]} packages already installed"
-	exit 0
+else
+	echo "setup: installing: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	if ! as_root apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
+		as_root apt-get update -qq
+		as_root apt-get install -y -qq --no-install-recommends "${missing[@]}"
+	fi
+	echo "setup: installed: ${missing[*]}"
 fi
-echo "setup: installing: ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-if ! as_root apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
-	as_root apt-get update -qq
-	as_root apt-get install -y -qq --no-install-recommends "${missing[@]}"
+
+# virtme-ng (the VM runner) from PyPI, into the tree's own venv.
+top=$(cd "$(dirname "$0")/.." && pwd)
+venv=$top/build/venv
+if [ ! -x "$venv/bin/vng" ]; then
+	/usr/bin/python3 -m venv "$venv"
+	"$venv/bin/pip" install -q virtme-ng
+	echo "setup: installed: virtme-ng $("$venv/bin/vng" --version | awk '{print $2}') in $venv"
 fi
-echo "setup: installed: ${missing[*]}"

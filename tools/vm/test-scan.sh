@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Proves vm-run's judgement can fail: every complaint it must catch, planted
+# in an otherwise clean boot log, fails the run; the clean log, with the
+# boot lines that merely mention bugs, passes; so do the allowed taints.
+set -u
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+vmrun=$(dirname "$0")/vm-run
+clean='[    1.79] PCI: Using host bridge windows from ACPI; if necessary, use "pci=nocrs" and report a bug
+[    0.11] ** If you see this message and you are not debugging    **
+[   37.67] skiplist: loading out-of-tree module taints kernel.
+[   47.09] test_skiplist: 359 of 359 tests passed'
+judge() {
+	printf '%s\n%s\n' "$clean" "$1" > "$dir/dmesg.txt"
+	echo "$2" > "$dir/taint"
+	echo "$3" > "$dir/rc"
+	"$vmrun" --scan-only "$dir" >/dev/null 2>&1
+}
+fails=0
+check() {	# expect, log line, taint, rc, what
+	if judge "$2" "$3" "$4"; then got=pass; else got=fail; fi
+	if [ "$got" != "$1" ]; then
+		echo "test-scan: $5: expected $1, got $got"
+		fails=$((fails + 1))
+	fi
+}
+check pass "" 12288 0 "clean log, out-of-tree and unsigned taint"
+check fail "" 12288 1 "command failed"
+check fail "" 512 0 "warning taint"
+check fail "" 128 0 "die taint"
+while IFS= read -r line; do
+	check fail "[ 40.0] $line" 12288 0 "$line"
+done <<'LINES'
+BUG: unable to handle page fault for address: ffff888000000000
+WARNING: CPU: 1 PID: 300 at skiplist/delete.c:60 sl_leaf_merge+0x1/0x2
+Oops: 0000 [#1] PREEMPT SMP NOPTI
+general protection fault, probably for non-canonical address 0xdead000000000100
+refcount_t: underflow; use-after-free.
+list_add corruption. prev->next should be next (ffff888003c0e0b8)
+list_del corruption, ffff888003c0e0b8->next is LIST_POISON1
+BUG skiplist_leaf_1 (Tainted: G O E): Poison overwritten
+BUG skiplist_leaf_2: Redzone overwritten
+INFO: Object padding overwritten
+INFO: task insmod:301 blocked for more than 120 seconds.
+rcu: INFO: rcu_sched self-detected stall on CPU
+kmem_cache_destroy skiplist_leaf_1: Slab cache still has objects when called from sl_caches_exit
+UBSAN: array-index-out-of-bounds in skiplist/search.c:501:10
+Kernel panic - not syncing: Fatal exception
+CPU: 0 PID: 1 Comm: init Tainted: G        W  O E      6.1.0-56-amd64 #1
+LINES
+if [ $fails -eq 0 ]; then
+	echo "test-scan: vm-run's judgement caught every planted complaint and passed the clean log"
+fi
+exit $((fails > 0))
