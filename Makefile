@@ -26,7 +26,7 @@ KDIR ?= /lib/modules/$(KREL_61)/build
 
 PY := /usr/bin/python3
 CHECKPATCH := $(BUILD)/tools/checkpatch/checkpatch.pl
-KERNEL_C := $(wildcard skiplist/*.[ch])
+KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h)
 
 .PHONY: all modules setup check check-user check-kernel check-vm lint mutants \
 	demo bench-build bench-smoke bench-user bench-user-quick bench-leaf-sweep \
@@ -103,10 +103,17 @@ bench-smoke: bench-build
 
 # Real kernels: both Debian 12 kernels boot under virtme-ng, load the
 # modules and run test_skiplist.ko; the kernel log must stay clean.
+# The guest runs test_skiplist.ko, the kselftests of /dev/skiplist (with
+# FUZZ_IOCTLS random ioctls) and a module life-cycle test.
+FUZZ_IOCTLS ?= 100000
 check-vm: check-kernel
+	$(MAKE) -C selftests/skiplist
+	$(MAKE) -C tools/slctl
 	$(TOP)/tools/vm/test-scan.sh
-	$(TOP)/tools/vm/vm-run --kernel 6.1 -- tools/vm/guest-modules.sh
-	$(TOP)/tools/vm/vm-run --kernel 6.12 -- tools/vm/guest-modules.sh
+	$(TOP)/tools/vm/vm-run --kernel 6.1 -- \
+		SL_FUZZ_IOCTLS=$(FUZZ_IOCTLS) tools/vm/guest-selftests.sh
+	$(TOP)/tools/vm/vm-run --kernel 6.12 -- \
+		SL_FUZZ_IOCTLS=$(FUZZ_IOCTLS) tools/vm/guest-selftests.sh
 
 check: setup
 	$(MAKE) check-user
