@@ -197,6 +197,8 @@ bench-user-quick:
 		REPORT_ARGS=
 
 demo: setup modules
+	$(MAKE) -C tools/slctl
+	$(TOP)/tools/vm/vm-run --kernel 6.1 -- tools/vm/guest-demo.sh
 	$(MAKE) -C tools/testing/skiplist all
 	$(BUILD)/test/unit
 	$(BUILD)/test/diff --ops 300000

@@ -317,7 +317,8 @@ static int cmd_stats(int argc, char **argv)
 	       "\nkey_loads %llu\nleaves per height:", req.items,
 	       req.leaves, req.bytes, req.key_loads);
 	for (h = 0; h < top; h++)
-		printf(" %d:%llu", h + 1, req.height[h]);
+		if (req.height[h])
+			printf(" %d:%llu", h + 1, req.height[h]);
 	printf("\n");
 	return 0;
 }
