@@ -24,7 +24,7 @@ done
 
 insmod "$kmod/skiplist.ko" || exit 1
 if insmod "$kmod/test_skiplist.ko"; then
-	dmesg | grep 'test_skiplist: .* tests passed' | tail -1
+	dmesg | sed -n 's/^\[[^]]*\] //; /test_skiplist: .* tests passed/p' | tail -1
 	rmmod test_skiplist
 else
 	dmesg | grep test_skiplist | tail -20
