@@ -9,7 +9,9 @@
 #                    UBSan, the modules built against 6.1 and 6.12 with W=1
 #                    and sparse and loaded into both kernels in a VM,
 #                    checkpatch, and the mutation checks
-#   make check-vm    only the VM part: test_skiplist.ko in 6.1 and 6.12
+#   make check-vm    only the VM part: the kernel suite in 6.1 and 6.12
+#   make check-debug the kernel suite on debug kernels (lockdep, KASAN,
+#                    KCSAN, kmemleak, failslab), built once and cached
 #   make demo        build, run the tests briefly, run a short benchmark and
 #                    print its table
 #   make bench-user  the full userspace benchmark; results in build/bench/
@@ -28,14 +30,15 @@ PY := /usr/bin/python3
 CHECKPATCH := $(BUILD)/tools/checkpatch/checkpatch.pl
 KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h)
 
-.PHONY: all modules setup check check-user check-kernel check-vm lint mutants \
+.PHONY: all modules setup check check-user check-kernel check-vm check-debug \
+	debug-modules lint mutants \
 	demo bench-build bench-smoke bench-user bench-user-quick bench-leaf-sweep \
 	clean help
 
 all: modules
 
 help:
-	@sed -n '3,18p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,20p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@$(TOP)/tools/setup.sh
@@ -114,6 +117,28 @@ check-vm: check-kernel
 		SL_FUZZ_IOCTLS=$(FUZZ_IOCTLS) tools/vm/guest-selftests.sh
 	$(TOP)/tools/vm/vm-run --kernel 6.12 -- \
 		SL_FUZZ_IOCTLS=$(FUZZ_IOCTLS) tools/vm/guest-selftests.sh
+
+# Debug kernels from Debian's linux-source-6.1 (tools/debug-kernel): kernel
+# a with lockdep, PROVE_RCU, KASAN, kmemleak and failslab, kernel b with
+# KCSAN and lockdep; built once per machine and cached outside the tree.
+DEBUG_VARIANTS ?= a b
+check-debug: setup
+	$(MAKE) -C selftests/skiplist
+	$(MAKE) -C tools/slctl
+	@for v in $(DEBUG_VARIANTS); do \
+		kdir=$$($(TOP)/tools/debug-kernel/build.sh $$v | tail -1) || exit 1; \
+		rel=$$(cat $$kdir/include/config/kernel.release); \
+		$(MAKE) --no-print-directory debug-modules DEBUG_KDIR=$$kdir \
+			DEBUG_REL=$$rel || exit 1; \
+		$(TOP)/tools/vm/vm-run --kernel $$kdir/arch/x86/boot/bzImage \
+			--timeout 2400 -- SL_FUZZ_IOCTLS=$(FUZZ_IOCTLS) \
+			tools/vm/guest-debug.sh $$v || exit 1; \
+	done
+	@echo "check-debug: passed on debug kernels $(DEBUG_VARIANTS)"
+
+debug-modules:
+	$(call kmod,$(DEBUG_KDIR),$(DEBUG_REL),W=1)
+	@$(call no_warnings,$(BUILD)/kmod-$(DEBUG_REL)/build.log)
 
 check: setup
 	$(MAKE) check-user

@@ -36,7 +36,7 @@ FIXTURE_SETUP(dev)
 {
 	char *two;
 
-	self->fd = open(SL_DEVICE, O_RDWR);
+	self->fd = sl_open();
 	if (self->fd < 0 && errno == ENOENT)
 		SKIP(return, SL_DEVICE " missing: load skiplist_dev.ko");
 	ASSERT_LE(0, self->fd);

@@ -16,6 +16,20 @@
 
 #define SL_DEVICE "/dev/skiplist"
 
+/*
+ * Opening allocates the index's first leaf, which fails now and then when
+ * failslab is injecting failures: retry those, as a caller would.
+ */
+static inline int sl_open(void)
+{
+	int fd, tries = 0;
+
+	do {
+		fd = open(SL_DEVICE, O_RDWR);
+	} while (fd < 0 && errno == ENOMEM && ++tries < 1000);
+	return fd;
+}
+
 static inline int sl_ioc(int fd, unsigned long cmd, void *arg)
 {
 	return ioctl(fd, cmd, arg) ? -errno : 0;

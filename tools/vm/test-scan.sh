@@ -49,6 +49,19 @@ UBSAN: array-index-out-of-bounds in skiplist/search.c:501:10
 Kernel panic - not syncing: Fatal exception
 CPU: 0 PID: 1 Comm: init Tainted: G        W  O E      6.1.0-56-amd64 #1
 LINES
+# KCSAN: a race in our modules fails; one elsewhere in the kernel does not.
+kcsan() {	# module name in the report
+	printf '%s\n' '==================================================================' \
+		"BUG: KCSAN: data-race in sl_descend $1 / sl_leaf_split $1" '' \
+		"read to 0xffff888004c0 of 8 bytes by task 301 on cpu 1:" \
+		" sl_descend+0x1e/0x1a0 $1" \
+		'CPU: 1 PID: 301 Comm: stress Tainted: G           O       6.1.192-skiplist-debug-b #1' \
+		'=================================================================='
+}
+check fail "$(kcsan '[skiplist]')" 12288 0 "KCSAN race in skiplist.ko"
+check fail "$(kcsan '[skiplist_dev]')" 12288 0 "KCSAN race in skiplist_dev.ko"
+check pass "$(kcsan '')" 12288 0 "KCSAN race elsewhere in the kernel"
+
 if [ $fails -eq 0 ]; then
 	echo "test-scan: vm-run's judgement caught every planted complaint and passed the clean log"
 fi
