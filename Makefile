@@ -38,7 +38,7 @@ KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h)
 all: modules
 
 help:
-	@sed -n '3,20p' Makefile | sed 's/^# \{0,1\}//'
+	@awk 'NR > 2 && /^#/ { sub(/^# ?/, ""); print; next } NR > 2 { exit }' Makefile
 
 setup:
 	@$(TOP)/tools/setup.sh
