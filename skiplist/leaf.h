@@ -198,6 +198,13 @@ struct sl_locked {
 
 static inline void sl_lock_leaf(struct sl_locked *held, struct sl_leaf *leaf)
 {
+	/*
+	 * Lockdep sees one class for every leaf, so it cannot see two
+	 * writers take the same two leaves in opposite orders: check the
+	 * left-to-right rule here (fences are immutable; a dead leaf may
+	 * share its fence with the live one that replaced it).
+	 */
+	WARN_ON_ONCE(held->nr && leaf->lo < held->leaf[held->nr - 1]->lo);
 	if (!held->nr)
 		spin_lock_irqsave(&leaf->lock, held->flags);
 	else

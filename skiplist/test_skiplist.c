@@ -3,7 +3,8 @@
  * Tests for the skiplist.  As a module (test_skiplist.ko) they run at load
  * time, print "N of M tests passed" and fail the load if any failed; the
  * userspace harness in tools/testing/skiplist builds this same file against
- * liburcu and runs it the same way.
+ * liburcu and runs it the same way, and skiplist/kunit.c wraps the same
+ * tests as a KUnit suite for kernels that have KUnit.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -13,14 +14,19 @@
 static unsigned int sl_tests_run;
 static unsigned int sl_tests_passed;
 
+/* How a failed expectation is reported; the KUnit wrapper overrides it. */
+#ifndef SL_TEST_REPORT
+#define SL_TEST_REPORT(func, line, cond)				\
+	pr_err("test_skiplist: %s:%d: expected %s\n", func, line, cond)
+#endif
+
 #define SL_EXPECT(cond) ({						\
 	bool __ok = (cond);						\
 	sl_tests_run++;							\
 	if (likely(__ok))						\
 		sl_tests_passed++;					\
 	else								\
-		pr_err("test_skiplist: %s:%d: expected %s\n",		\
-		       __func__, __LINE__, #cond);			\
+		SL_TEST_REPORT(__func__, __LINE__, #cond);		\
 	__ok;								\
 })
 
@@ -669,6 +675,30 @@ static void test_enomem(void)
 }
 #endif
 
+/* Every test, in the order they run. */
+struct sl_test_case {
+	const char *name;
+	void (*run)(void);
+};
+
+static const struct sl_test_case sl_test_cases[] = {
+	{ "empty", test_empty },
+	{ "insert_lookup", test_insert_lookup },
+	{ "orders", test_orders },
+	{ "remove", test_remove },
+	{ "erase", test_erase },
+	{ "overlap", test_overlap },
+	{ "iterate", test_iterate },
+	{ "insert_hole", test_insert_hole },
+	{ "random_model", test_random_model },
+	{ "destroy", test_destroy },
+#ifdef SL_TEST_FAULT_INJECTION
+	/* Needs the userspace shims' deterministic failure hook. */
+	{ "enomem", test_enomem },
+#endif
+};
+
+#ifndef SL_TEST_KUNIT
 /**
  * sl_run_tests() - run every test
  *
@@ -677,21 +707,12 @@ static void test_enomem(void)
  */
 static int sl_run_tests(void)
 {
+	unsigned int i;
+
 	sl_tests_run = 0;
 	sl_tests_passed = 0;
-	test_empty();
-	test_insert_lookup();
-	test_orders();
-	test_remove();
-	test_erase();
-	test_overlap();
-	test_iterate();
-	test_insert_hole();
-	test_random_model();
-	test_destroy();
-#ifdef SL_TEST_FAULT_INJECTION
-	test_enomem();
-#endif
+	for (i = 0; i < ARRAY_SIZE(sl_test_cases); i++)
+		sl_test_cases[i].run();
 	/* Let the frees queued by the tests run before anyone counts. */
 	rcu_barrier();
 	pr_info("test_skiplist: %u of %u tests passed\n", sl_tests_passed,
@@ -712,3 +733,4 @@ module_init(test_skiplist_init);
 module_exit(test_skiplist_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Self-test for the RCU skiplist range index");
+#endif /* !SL_TEST_KUNIT */

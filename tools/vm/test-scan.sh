@@ -29,6 +29,7 @@ check pass "" 12288 0 "clean log, out-of-tree and unsigned taint"
 check fail "" 12288 1 "command failed"
 check fail "" 512 0 "warning taint"
 check fail "" 128 0 "die taint"
+check pass "" $((12288 | 1 << 18)) 0 "test taint from the KUnit suite"
 while IFS= read -r line; do
 	check fail "[ 40.0] $line" 12288 0 "$line"
 done <<'LINES'
@@ -48,6 +49,10 @@ kmem_cache_destroy skiplist_leaf_1: Slab cache still has objects when called fro
 UBSAN: array-index-out-of-bounds in skiplist/search.c:501:10
 Kernel panic - not syncing: Fatal exception
 CPU: 0 PID: 1 Comm: init Tainted: G        W  O E      6.1.0-56-amd64 #1
+WARNING: possible circular locking dependency detected
+WARNING: suspicious RCU usage
+BUG: KASAN: slab-use-after-free in sl_descend+0x1e/0x1a0 [skiplist]
+kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)
 LINES
 # KCSAN: a race in our modules fails; one elsewhere in the kernel does not.
 kcsan() {	# module name in the report
@@ -60,6 +65,7 @@ kcsan() {	# module name in the report
 }
 check fail "$(kcsan '[skiplist]')" 12288 0 "KCSAN race in skiplist.ko"
 check fail "$(kcsan '[skiplist_dev]')" 12288 0 "KCSAN race in skiplist_dev.ko"
+check fail "$(kcsan '[skiplist_kunit]')" 12288 0 "KCSAN race in skiplist_kunit.ko"
 check pass "$(kcsan '')" 12288 0 "KCSAN race elsewhere in the kernel"
 
 if [ $fails -eq 0 ]; then
