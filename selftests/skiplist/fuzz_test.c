@@ -190,11 +190,11 @@ TEST_F_TIMEOUT(dev, random_ioctls, 1200)
 		else
 			errs[errno & 255]++;
 	}
-	TH_LOG("%lu succeeded; EFAULT %lu, EINVAL %lu, ENOTTY %lu, EEXIST %lu, ENOENT %lu, ENOSPC %lu, other %lu",
+	TH_LOG("%lu succeeded; EFAULT %lu, EINVAL %lu, ENOTTY %lu, EEXIST %lu, ENOENT %lu, ENOSPC %lu, ENOMEM %lu, other %lu",
 	       ok, errs[EFAULT], errs[EINVAL], errs[ENOTTY], errs[EEXIST],
-	       errs[ENOENT], errs[ENOSPC],
+	       errs[ENOENT], errs[ENOSPC], errs[ENOMEM],
 	       n - ok - errs[EFAULT] - errs[EINVAL] - errs[ENOTTY] -
-	       errs[EEXIST] - errs[ENOENT] - errs[ENOSPC]);
+	       errs[EEXIST] - errs[ENOENT] - errs[ENOSPC] - errs[ENOMEM]);
 	/* Only errors the interface documents. */
 	EXPECT_EQ(0, n - ok - errs[EFAULT] - errs[EINVAL] - errs[ENOTTY] -
 		  errs[EEXIST] - errs[ENOENT] - errs[ENOSPC] - errs[EUCLEAN] -

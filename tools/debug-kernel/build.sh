@@ -4,7 +4,10 @@
 # Builds debug kernel A or B from Debian's linux-source-6.1, or finds it
 # already built, and prints its build directory as the last line.
 #
-#   tools/debug-kernel/build.sh a|b
+#   tools/debug-kernel/build.sh [--cached] a|b
+#
+# With --cached it builds nothing: it prints the build directory if the
+# kernel is already built, and fails otherwise.
 #
 # The configuration is tinyconfig plus base.config plus debug-<a|b>.config;
 # every option the fragments ask for is checked in the result, since some
@@ -16,12 +19,21 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+cached_only=no
+if [ "${1:-}" = --cached ]; then
+	cached_only=yes
+	shift
+fi
 variant=${1:-}
 case "$variant" in
 a|b) ;;
-*) echo "usage: $0 a|b" >&2; exit 2 ;;
+*) echo "usage: $0 [--cached] a|b" >&2; exit 2 ;;
 esac
 tarball=/usr/src/linux-source-6.1.tar.xz
+if [ ! -f "$tarball" ] && [ $cached_only = yes ]; then
+	echo "build.sh: debug kernel $variant not built (no linux-source-6.1)" >&2
+	exit 1
+fi
 if [ ! -f "$tarball" ]; then
 	echo "build.sh: $tarball missing: run 'make setup'" >&2
 	exit 1
@@ -45,6 +57,10 @@ if [ -f "$out/.built" ]; then
 	echo "build.sh: debug kernel $variant cached in $out" >&2
 	echo "$out"
 	exit 0
+fi
+if [ $cached_only = yes ]; then
+	echo "build.sh: debug kernel $variant not built in $out" >&2
+	exit 1
 fi
 
 mkdir -p "$cache"

@@ -1,13 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Runs in a debug kernel's guest (make check-debug): the whole kernel suite
+# Runs in a debug kernel's guest (make check-debug): the in-kernel tests as
+# a KUnit suite, then the rest of the kernel suite
 # (tools/vm/guest-selftests.sh) under lockdep, PROVE_RCU and KASAN (kernel
-# a) or KCSAN (kernel b), then kmemleak scans; on kernel a also a failslab
-# run that fails allocations from the index's own slab caches at random,
-# where the selftests must keep their invariants (every failure surfaces as
-# -ENOMEM, the index stays consistent) and nothing may leak.
+# a) or KCSAN (kernel b), with kmemleak scans after each part; on kernel a
+# also a failslab run that fails allocations from the index's own slab
+# caches at random, where the selftests must keep their invariants (every
+# failure surfaces as -ENOMEM, the index stays consistent) and nothing may
+# leak.
 variant=${1:-a}
-kmod=build/kmod-$(uname -r)/skiplist
+kmod=${SL_KMOD:-build/kmod-$(uname -r)}/skiplist
 tests=build/selftests
 kml=/sys/kernel/debug/kmemleak
 status=0
@@ -19,11 +21,12 @@ fail() {
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 
-# kmemleak: forget what boot left behind, then scan after each part.
+# kmemleak: forget what boot left behind, then scan after each part.  An
+# object must stay unreferenced for 5 s before a scan reports it.
 leaks() {
 	[ -w $kml ] || return 0
 	echo scan > $kml
-	sleep 2
+	sleep 6
 	echo scan > $kml
 	if [ -s $kml ]; then
 		echo "guest: kmemleak reports, $1:"
@@ -34,18 +37,46 @@ leaks() {
 }
 [ -w $kml ] && echo clear > $kml
 
-tools/vm/guest-selftests.sh || fail "kernel suite"
+t0=$(date +%s)
+took() {
+	echo "guest: $1 took $(( $(date +%s) - t0 )) s"
+	t0=$(date +%s)
+}
+
+# The in-kernel tests, as a KUnit suite (KTAP in the log), in place of
+# test_skiplist.ko: the same tests, and twice the time would be spent.
+if [ -f "$kmod/skiplist_kunit.ko" ]; then
+	echo "guest: KUnit suite skiplist"
+	insmod "$kmod/skiplist.ko" && insmod "$kmod/skiplist_kunit.ko" ||
+		fail "loading the KUnit suite"
+	results=/sys/kernel/debug/kunit/skiplist/results
+	if [ -r $results ]; then
+		cat $results
+		grep -q '^ok [0-9]* skiplist' $results &&
+			! grep -q 'not ok' $results || fail "KUnit suite skiplist"
+	else
+		fail "no KUnit results in $results"
+	fi
+	rmmod skiplist_kunit && rmmod skiplist || fail "unloading the KUnit suite"
+	leaks "after the KUnit suite and unload"
+else
+	fail "$kmod/skiplist_kunit.ko missing (a debug kernel has KUnit)"
+fi
+took "the KUnit suite"
+
+SL_LOAD_TESTS=no tools/vm/guest-selftests.sh || fail "kernel suite"
 leaks "after the kernel suite and unload"
+took "the kernel suite"
 
 if [ "$variant" = a ]; then
 	fs=/sys/kernel/debug/failslab
-	echo "guest: failslab on the skiplist_leaf caches, 5% of allocations"
+	echo "guest: failslab on the skiplist_leaf caches, 10% of allocations"
 	insmod "$kmod/skiplist.ko" && insmod "$kmod/skiplist_dev.ko" || exit 1
 	echo Y > $fs/cache-filter
 	for c in /sys/kernel/slab/skiplist_leaf_*/failslab; do
 		echo 1 > "$c"
 	done
-	echo 5 > $fs/probability
+	echo 10 > $fs/probability
 	echo 1 > $fs/interval
 	echo -1 > $fs/times
 	echo 0 > $fs/space
@@ -56,6 +87,7 @@ if [ "$variant" = a ]; then
 	echo 0 > $fs/probability
 	rmmod skiplist_dev && rmmod skiplist || fail "unload after failslab"
 	leaks "after the failslab run and unload"
+	took "the failslab run"
 fi
 [ $status -eq 0 ] && echo "guest: debug suite passed on $(uname -r)"
 exit $status

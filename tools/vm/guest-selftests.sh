@@ -7,8 +7,11 @@
 #  3. Life cycle: fill an index through slctl and close it; rmmod refused
 #     while a descriptor is open; unload, reload, unload; the per-height
 #     slab caches must be gone afterwards.
-# SL_STRESS_SECONDS and SL_FUZZ_IOCTLS pass through to the selftests.
-kmod=build/kmod-$(uname -r)/skiplist
+# SL_STRESS_SECONDS and SL_FUZZ_IOCTLS pass through to the selftests;
+# SL_KMOD names another module build (the debug kernels' mutants use it);
+# SL_LOAD_TESTS=no leaves test_skiplist.ko out (the debug kernels run its
+# tests as a KUnit suite instead).
+kmod=${SL_KMOD:-build/kmod-$(uname -r)}/skiplist
 tests=build/selftests
 slctl=build/tools/slctl
 status=0
@@ -23,7 +26,9 @@ for f in skiplist.ko test_skiplist.ko skiplist_dev.ko; do
 done
 
 insmod "$kmod/skiplist.ko" || exit 1
-if insmod "$kmod/test_skiplist.ko"; then
+if [ "${SL_LOAD_TESTS:-yes}" = no ]; then
+	echo "guest: test_skiplist.ko not loaded (SL_LOAD_TESTS=no: its tests run as KUnit)"
+elif insmod "$kmod/test_skiplist.ko"; then
 	dmesg | sed -n 's/^\[[^]]*\] //; /test_skiplist: .* tests passed/p' | tail -1
 	rmmod test_skiplist
 else

@@ -1,0 +1,148 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Proves the debug kernels' checkers see our code: breaks the modules on
+purpose, one way at a time, builds the broken copy against the debug
+kernel that should catch it, runs the part of the suite that exercises it
+in a VM, and checks that the run fails with the named checker's report.
+A break that no checker reports, or whose target text no longer exists,
+fails the whole run.
+
+Usage: prove-checkers.py [NAME ...]     (default: all)
+Needs the debug kernels built (make check-debug builds them).
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BUILD = os.path.join(TOP, "build", "debug-mutants")
+
+LOAD_TESTS = ("insmod {k}/skiplist.ko && insmod {k}/test_skiplist.ko; "
+              "rmmod test_skiplist; rmmod skiplist")
+CONCURRENCY = ("insmod {k}/skiplist.ko && insmod {k}/skiplist_dev.ko && "
+               "SL_STRESS_SECONDS={s} build/selftests/concurrency_test; "
+               "rmmod skiplist_dev; rmmod skiplist")
+IOCTL_THEN_SCAN = ("insmod {k}/skiplist.ko && insmod {k}/skiplist_dev.ko && "
+                   "build/selftests/ioctl_test; rmmod skiplist_dev; "
+                   "rmmod skiplist; mount -t debugfs none /sys/kernel/debug; "
+                   "echo scan > /sys/kernel/debug/kmemleak; sleep 6; "
+                   "echo scan > /sys/kernel/debug/kmemleak; "
+                   "cat /sys/kernel/debug/kmemleak")
+
+# name, debug kernel, file, text to replace, replacement, guest command,
+# the report that must appear, what it shows
+MUTANTS = [
+    ("lockdep-lock-inside-write-section", "a", "skiplist/insert.c",
+     "\tsl_lock_leaf(held, right);\n\n\tsl_write_begin(held, leaf);\n",
+     "\tsl_write_begin(held, leaf);\n\tsl_lock_leaf(held, right);\n",
+     LOAD_TESTS, r"possible circular locking dependency",
+     "a split locks the new leaf inside the old leaf's write section, "
+     "while a merge opens a write section inside the second leaf's lock"),
+    ("kasan-leaf-freed-without-grace-period", "a", "skiplist/delete.c",
+     "\t\tsl_leaf_free_rcu(victim);", "\t\tsl_leaf_free(victim);",
+     CONCURRENCY, r"KASAN: .*use-after-free",
+     "a merged-away leaf goes back to the slab while readers may be in it"),
+    ("kcsan-plain-fence-read", "b", "skiplist/search.c",
+     "\t\tif (key <= READ_ONCE(leaf->hi))\n\t\t\treturn leaf;",
+     "\t\tif (key <= leaf->hi)\n\t\t\treturn leaf;",
+     CONCURRENCY, r"KCSAN: data-race",
+     "the lockless descent reads a leaf's upper fence without READ_ONCE "
+     "while splits and merges rewrite it"),
+    ("kmemleak-extent-leaked-on-eexist", "a", "skiplist/dev.c",
+     "\tret = sl_insert(&dev->list, &ext->slot, GFP_KERNEL_ACCOUNT);\n"
+     "\tif (ret)\n\t\tkfree(ext);\n",
+     "\tret = sl_insert(&dev->list, &ext->slot, GFP_KERNEL_ACCOUNT);\n",
+     IOCTL_THEN_SCAN, r"suspected memory leak",
+     "the insert ioctl forgets to free its extent when the insert fails"),
+    ("prove-rcu-gap-search-outside-read-section", "a", "skiplist/hole.c",
+     "\trcu_read_lock();\n", "", LOAD_TESTS, r"suspicious RCU usage",
+     "insert_hole's gap search walks the list without rcu_read_lock() "
+     "(its rcu_read_unlock() goes too)"),
+]
+
+
+def debug_kernel(variant):
+    out = subprocess.run([os.path.join(TOP, "tools/debug-kernel/build.sh"),
+                          variant], stdout=subprocess.PIPE, check=True,
+                         text=True).stdout.split()
+    kdir = out[-1]
+    with open(os.path.join(kdir, "include/config/kernel.release")) as f:
+        return kdir, f.read().strip()
+
+
+def build(name, path, old, new, kdir):
+    work = os.path.join(BUILD, name)
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(os.path.join(TOP, "skiplist"), os.path.join(work, "skiplist"))
+    shutil.copy(os.path.join(TOP, "Kbuild"), work)
+    target = os.path.join(work, path)
+    with open(target) as f:
+        text = f.read()
+    broken = text.replace(old, new, 1) if text.count(old) == 1 else None
+    # A read section removed takes its end with it.
+    if broken and old == "\trcu_read_lock();\n":
+        unlock = "\trcu_read_unlock();\n"
+        broken = broken.replace(unlock, "", 1) if broken.count(unlock) == 1 else None
+    if broken is None:
+        return None, "target text not found: update the mutant"
+    with open(target, "w") as f:
+        f.write(broken)
+    r = subprocess.run(["make", "-C", kdir, "M=" + work, "modules"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True)
+    if r.returncode:
+        return None, "does not build:\n" + r.stdout[-2000:]
+    return work, None
+
+
+def main():
+    names = sys.argv[1:]
+    unknown = set(names) - {m[0] for m in MUTANTS}
+    if unknown:
+        sys.exit("prove-checkers: unknown mutant(s): " + " ".join(sorted(unknown)))
+    seconds = os.environ.get("SL_STRESS_SECONDS", "30")
+    failed = 0
+    for name, variant, path, old, new, cmd, report, what in MUTANTS:
+        if names and name not in names:
+            continue
+        kdir, release = debug_kernel(variant)
+        work, err = build(name, path, old, new, kdir)
+        if err:
+            print(f"prove-checkers: {name}: {err}")
+            failed += 1
+            continue
+        out = os.path.join(work, "vm")
+        guest = cmd.format(k=os.path.relpath(work, TOP) + "/skiplist",
+                           s=seconds)
+        start = time.time()
+        r = subprocess.run([os.path.join(TOP, "tools/vm/vm-run"), "--no-udev",
+                            "--kernel", os.path.join(kdir, "arch/x86/boot/bzImage"),
+                            "--timeout", "1200", "--out", out, "--", guest],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True)
+        took = time.time() - start
+        log = r.stdout
+        dmesg = os.path.join(out, "dmesg.txt")
+        if os.path.exists(dmesg):
+            with open(dmesg, errors="replace") as f:
+                log += f.read()
+        hit = re.search(".*" + report + ".*", log)
+        if r.returncode and hit:
+            print(f"prove-checkers: {name}: caught on {release} in {took:.0f} s "
+                  f"({what}): {hit.group(0).strip()}")
+        else:
+            print(f"prove-checkers: {name}: NOT caught on {release} "
+                  f"(vm-run exit {r.returncode}, '{report}' "
+                  f"{'found' if hit else 'not found'}); log in {out}")
+            failed += 1
+    if failed:
+        sys.exit(f"prove-checkers: {failed} mutant(s) not caught")
+    print("prove-checkers: every checker caught its mutant")
+
+
+if __name__ == "__main__":
+    main()
