@@ -79,10 +79,19 @@ void sl_destroy(struct sl_list *list,
 		void (*free_slot)(struct sl_slot *slot, void *arg), void *arg)
 {
 	struct sl_leaf *leaf = list->head, *next;
+	unsigned long flags;
 	int i;
 
 	while (leaf) {
-		next = rcu_dereference_protected(leaf->next, true);
+		/*
+		 * Nobody else can change the list any more; the lock is taken
+		 * anyway, so that the rule for reading a next pointer
+		 * outside RCU stays one that lockdep checks.
+		 */
+		spin_lock_irqsave(&leaf->lock, flags);
+		next = rcu_dereference_protected(leaf->next,
+						 lockdep_is_held(&leaf->lock));
+		spin_unlock_irqrestore(&leaf->lock, flags);
 		if (free_slot)
 			for (i = 0; i < leaf->nr; i++)
 				free_slot(leaf->slots[i], arg);

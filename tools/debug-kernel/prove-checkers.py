@@ -119,7 +119,7 @@ def main():
         guest = cmd.format(k=os.path.relpath(work, TOP) + "/skiplist",
                            s=seconds)
         start = time.time()
-        r = subprocess.run([os.path.join(TOP, "tools/vm/vm-run"), "--no-udev",
+        r = subprocess.run([os.path.join(TOP, "tools/vm/vm-run"),
                             "--kernel", os.path.join(kdir, "arch/x86/boot/bzImage"),
                             "--timeout", "1200", "--out", out, "--", guest],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

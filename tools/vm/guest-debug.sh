@@ -73,9 +73,15 @@ if [ "$variant" = a ]; then
 	echo "guest: failslab on the skiplist_leaf caches, 10% of allocations"
 	insmod "$kmod/skiplist.ko" && insmod "$kmod/skiplist_dev.ko" || exit 1
 	echo Y > $fs/cache-filter
+	# The caches' failslab flag is read-only in sysfs: the boot line sets
+	# it (slub_debug=...A,skiplist_leaf_*, see make debug-run).
 	for c in /sys/kernel/slab/skiplist_leaf_*/failslab; do
-		echo 1 > "$c"
+		[ "$(cat "$c")" = 1 ] ||
+			fail "$c is not set: boot with slub_debug=FZPU;FZPUA,skiplist_leaf_*"
 	done
+	# Our allocations may sleep (GFP_KERNEL): failslab skips those unless
+	# told otherwise.
+	echo N > $fs/ignore-gfp-wait
 	echo 10 > $fs/probability
 	echo 1 > $fs/interval
 	echo -1 > $fs/times
