@@ -67,6 +67,16 @@ check fail "$(kcsan '[skiplist]')" 12288 0 "KCSAN race in skiplist.ko"
 check fail "$(kcsan '[skiplist_dev]')" 12288 0 "KCSAN race in skiplist_dev.ko"
 check fail "$(kcsan '[skiplist_kunit]')" 12288 0 "KCSAN race in skiplist_kunit.ko"
 check pass "$(kcsan '')" 12288 0 "KCSAN race elsewhere in the kernel"
+# As the kernel prints them, with timestamps: a report elsewhere must not
+# hide what follows it, and an unterminated one is still judged.
+stamped() {
+	sed 's/^/[   82.35] /'
+}
+check pass "$(kcsan '' | stamped)" 12288 0 "timestamped KCSAN race elsewhere"
+check fail "$(kcsan '[skiplist]' | stamped)" 12288 0 "timestamped KCSAN race in skiplist.ko"
+check fail "$( { kcsan '' | stamped; echo '[   90.00] BUG: KASAN: use-after-free in sl_descend'; } )" \
+	12288 0 "a complaint after a KCSAN race elsewhere"
+check fail "$(kcsan '[skiplist]' | stamped | head -n 5)" 12288 0 "unterminated KCSAN race in skiplist.ko"
 
 if [ $fails -eq 0 ]; then
 	echo "test-scan: vm-run's judgement caught every planted complaint and passed the clean log"
