@@ -11,8 +11,8 @@
 #                    checkpatch, and the mutation checks
 #   make check-vm    only the VM part: the kernel suite in 6.1 and 6.12
 #   make check-debug the kernel suite on debug kernels (lockdep, KASAN,
-#                    KCSAN, kmemleak, failslab), built once and cached;
-#                    make check runs it only where they are already built
+#                    KCSAN, kmemleak, failslab), built once and cached
+#                    (make check runs it)
 #   make check-debug-checkers
 #                    break the modules once per checker; each must fire
 #   make demo        build, run the tests briefly, run a short benchmark and
@@ -34,7 +34,7 @@ CHECKPATCH := $(BUILD)/tools/checkpatch/checkpatch.pl
 KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h)
 
 .PHONY: all modules setup check check-user check-kernel check-vm check-debug \
-	check-debug-if-built debug-run check-debug-checkers debug-modules lint mutants \
+	debug-run check-debug-checkers debug-modules lint mutants \
 	demo bench-build bench-smoke bench-user bench-user-quick bench-leaf-sweep \
 	clean help
 
@@ -137,17 +137,6 @@ check-debug: setup
 	done
 	@echo "check-debug: passed on debug kernels $(DEBUG_VARIANTS)"
 
-# What make check runs: check-debug where both kernels are already built
-# (the builds take longer than CI allows), and a plain note otherwise.
-check-debug-if-built:
-	@if $(TOP)/tools/debug-kernel/build.sh --cached a >/dev/null 2>&1 && \
-	    $(TOP)/tools/debug-kernel/build.sh --cached b >/dev/null 2>&1; then \
-		$(MAKE) --no-print-directory check-debug; \
-	else \
-		echo "check-debug: SKIPPED: the debug kernels are not built on this machine;"; \
-		echo "check-debug: 'make check-debug' builds them (about 40 min) and runs it"; \
-	fi
-
 # Fewer fuzzed ioctls than check-vm: the debug kernels run them ~10x slower.
 # The index's caches are marked for failslab (A), which its cache-filter
 # then targets; nothing fails until the guest sets a probability.
@@ -175,7 +164,7 @@ debug-modules:
 check: setup
 	$(MAKE) check-user
 	$(MAKE) check-vm
-	$(MAKE) check-debug-if-built
+	$(MAKE) check-debug
 	$(MAKE) lint
 	$(MAKE) mutants
 	$(MAKE) bench-smoke
