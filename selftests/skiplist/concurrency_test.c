@@ -20,6 +20,8 @@
 
 #define THREADS		8
 #define CELLS		4096
+/* SL_CELLS narrows the key space, to make the threads collide on a few leaves. */
+static unsigned int cells = CELLS;
 #define CELL		64
 #define VALUE(key, size)	((key) * 0x9e3779b97f4a7c15ULL ^ (size))
 /* insert_hole learns its key only once done: its extents carry a tag. */
@@ -60,7 +62,7 @@ static void *work(void *arg)
 	int ret, i, n;
 
 	while ((ops++ & 63) || now() < w->until) {
-		__u64 key = (__u64)(rand_r(&w->seed) % CELLS) * CELL;
+		__u64 key = (__u64)(rand_r(&w->seed) % cells) * CELL;
 		__u64 size = 1 + rand_r(&w->seed) % CELL;
 
 		switch (rand_r(&w->seed) % 8) {
@@ -83,7 +85,7 @@ static void *work(void *arg)
 				bad(w, "delete", ret);
 			break;
 		case 4:
-			ret = sl_hole_value(w->fd, CELL, CELL, 0, CELLS * CELL,
+			ret = sl_hole_value(w->fd, CELL, CELL, 0, cells * CELL,
 					    key, HOLE_VALUE(CELL), &key);
 			if (!ret)
 				w->added++;
@@ -146,6 +148,8 @@ TEST_F_TIMEOUT(dev, eight_threads_one_descriptor, 300)
 	__u64 from = 0, end = 0;
 	int fd, i, n;
 
+	if (getenv("SL_CELLS") && atoi(getenv("SL_CELLS")) > 0)
+		cells = atoi(getenv("SL_CELLS"));
 	allow_enomem = getenv("SL_ALLOW_ENOMEM") &&
 		       !strcmp(getenv("SL_ALLOW_ENOMEM"), "1");
 	fd = sl_open();
