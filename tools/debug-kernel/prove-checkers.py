@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import time
+from typing import NamedTuple
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.path.join(TOP, "build", "debug-mutants")
@@ -36,46 +37,62 @@ IOCTL_THEN_SCAN = ("insmod {k}/skiplist.ko && insmod {k}/skiplist_dev.ko && "
                    "echo scan > /sys/kernel/debug/kmemleak; "
                    "cat /sys/kernel/debug/kmemleak")
 
-# name, debug kernel, file, text to replace, replacement, guest command,
-# the report that must appear, what it shows
-MUTANTS = [
-    ("lockdep-lock-inside-write-section", "a", "skiplist/insert.c",
-     "\tsl_lock_leaf(held, right);\n\n\tsl_write_begin(held, leaf);\n",
-     "\tsl_write_begin(held, leaf);\n\tsl_lock_leaf(held, right);\n",
-     LOAD_TESTS, r"possible circular locking dependency",
-     "a split locks the new leaf inside the old leaf's write section, "
-     "while a merge opens a write section inside the second leaf's lock"),
-    ("kasan-leaf-freed-before-unlink", "a", "skiplist/delete.c",
-     "\t\tsl_tower_unlink(list, victim);\n\t\tsl_leaf_free_rcu(victim);\n",
-     "\t\tsl_leaf_free(victim);\n\t\tsl_tower_unlink(list, victim);\n",
-     LOAD_TESTS, r"KASAN: .*use-after-free",
-     "a merged-away leaf goes back to the slab at once, before its tower is "
-     "unlinked and without a grace period"),
-    ("kcsan-plain-link-fence-read", "b", "skiplist/search.c",
-     "\t\t\tlo = READ_ONCE(link->lo);\n", "\t\t\tlo = link->lo;\n",
-     KCSAN_EAGER + CONCURRENCY, r"KCSAN: data-race",
-     "the lockless descent reads the fence cached in a tower link without "
-     "READ_ONCE while tower links and unlinks rewrite it (4 keys per leaf, "
-     "so that nearly every update changes a tower)"),
-    ("kcsan-plain-upper-fence-read", "b", "skiplist/search.c",
-     "\t\tif (key <= READ_ONCE(leaf->hi))\n\t\t\treturn leaf;",
-     "\t\tif (key <= leaf->hi)\n\t\t\treturn leaf;",
-     KCSAN_EAGER + "export SL_CELLS=24; " + CONCURRENCY, r"KCSAN: data-race",
-     "the lockless descent reads a leaf's upper fence without READ_ONCE "
-     "while splits and merges rewrite it (4 keys per leaf and 24 keys in "
-     "all, so that the threads meet on a handful of leaves)"),
-    ("kmemleak-extent-leaked-on-eexist", "a", "skiplist/dev.c",
-     "\tret = sl_insert(&dev->list, &ext->slot, GFP_KERNEL_ACCOUNT);\n"
-     "\tif (ret)\n\t\tkfree(ext);\n",
-     "\tret = sl_insert(&dev->list, &ext->slot, GFP_KERNEL_ACCOUNT);\n",
-     IOCTL_THEN_SCAN, r"suspected memory leak",
-     "the insert ioctl forgets to free its extent when the insert fails"),
-    ("prove-rcu-gap-search-outside-read-section", "a", "skiplist/hole.c",
-     "\trcu_read_lock();\n", "", LOAD_TESTS, r"suspicious RCU usage",
-     "insert_hole's gap search walks the list without rcu_read_lock() "
-     "(its rcu_read_unlock() goes too)"),
-]
 
+class Mutant(NamedTuple):
+    name: str
+    variant: str          # the debug kernel that must catch it
+    path: str             # the file it breaks
+    edits: list           # (text, replacement) pairs, each text found once
+    guest: str            # what runs in the guest
+    report: str           # regex of the report that must appear
+    what: str
+    kcflags: str = ""     # extra compiler flags for the broken modules
+
+
+# The race-heavy shape of the userspace tests: 4 keys per leaf, so that
+# nearly every insert splits and every delete merges.
+RACE_HEAVY = "-DSL_LEAF_KEYS=4"
+
+MUTANTS = [
+    Mutant("lockdep-lock-inside-write-section", "a", "skiplist/insert.c",
+           [("\tsl_lock_leaf(held, right);\n\n\tsl_write_begin(held, leaf);\n",
+             "\tsl_write_begin(held, leaf);\n\tsl_lock_leaf(held, right);\n")],
+           LOAD_TESTS, r"possible circular locking dependency",
+           "a split locks the new leaf inside the old leaf's write section, "
+           "while a merge opens a write section inside the second leaf's lock"),
+    Mutant("kasan-leaf-freed-before-unlink", "a", "skiplist/delete.c",
+           [("\t\tsl_tower_unlink(list, victim);\n\t\tsl_leaf_free_rcu(victim);\n",
+             "\t\tsl_leaf_free(victim);\n\t\tsl_tower_unlink(list, victim);\n")],
+           LOAD_TESTS, r"KASAN: .*use-after-free",
+           "a merged-away leaf goes back to the slab at once, before its "
+           "tower is unlinked and without a grace period"),
+    Mutant("kcsan-plain-link-fence-read", "b", "skiplist/search.c",
+           [("\t\t\tlo = READ_ONCE(link->lo);\n", "\t\t\tlo = link->lo;\n")],
+           KCSAN_EAGER + CONCURRENCY, r"KCSAN: data-race",
+           "the lockless descent reads the fence cached in a tower link "
+           "without READ_ONCE while tower links and unlinks rewrite it (4 keys "
+           "per leaf, so that nearly every update changes a tower)",
+           RACE_HEAVY),
+    Mutant("kcsan-plain-upper-fence-read", "b", "skiplist/search.c",
+           [("\t\tif (key <= READ_ONCE(leaf->hi))\n\t\t\treturn leaf;",
+             "\t\tif (key <= leaf->hi)\n\t\t\treturn leaf;")],
+           KCSAN_EAGER + "export SL_CELLS=24; " + CONCURRENCY,
+           r"KCSAN: data-race",
+           "the lockless descent reads a leaf's upper fence without READ_ONCE "
+           "while splits and merges rewrite it (4 keys per leaf and 24 keys "
+           "in all, so that the threads meet on a handful of leaves)",
+           RACE_HEAVY),
+    Mutant("kmemleak-extent-leaked-on-eexist", "a", "skiplist/dev.c",
+           [("\tret = sl_insert(&dev->list, &ext->slot, GFP_KERNEL_ACCOUNT);\n"
+             "\tif (ret)\n\t\tkfree(ext);\n",
+             "\tret = sl_insert(&dev->list, &ext->slot, GFP_KERNEL_ACCOUNT);\n")],
+           IOCTL_THEN_SCAN, r"suspected memory leak",
+           "the insert ioctl forgets to free its extent when the insert fails"),
+    Mutant("prove-rcu-gap-search-outside-read-section", "a", "skiplist/hole.c",
+           [("\trcu_read_lock();\n", ""), ("\trcu_read_unlock();\n", "")],
+           LOAD_TESTS, r"suspicious RCU usage",
+           "insert_hole's gap search walks the list without rcu_read_lock()"),
+]
 
 # Breaks no checker has caught yet: they run only when named.  KCSAN treats
 # every access inside a seqcount section as atomic (the retry discards
@@ -96,26 +113,21 @@ def debug_kernel(variant):
         return kdir, f.read().strip()
 
 
-def build(name, path, old, new, kdir):
-    work = os.path.join(BUILD, name)
+def build(m, kdir):
+    work = os.path.join(BUILD, m.name)
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(os.path.join(TOP, "skiplist"), os.path.join(work, "skiplist"))
     shutil.copy(os.path.join(TOP, "Kbuild"), work)
-    target = os.path.join(work, path)
+    target = os.path.join(work, m.path)
     with open(target) as f:
         text = f.read()
-    broken = text.replace(old, new, 1) if text.count(old) == 1 else None
-    # A read section removed takes its end with it.
-    if broken and old == "\trcu_read_lock();\n":
-        unlock = "\trcu_read_unlock();\n"
-        broken = broken.replace(unlock, "", 1) if broken.count(unlock) == 1 else None
-    if broken is None:
-        return None, "target text not found: update the mutant"
+    for old, new in m.edits:
+        if text.count(old) != 1:
+            return None, "target text not found once: update the mutant"
+        text = text.replace(old, new)
     with open(target, "w") as f:
-        f.write(broken)
-    # The race-heavy shape of the userspace tests: 4 keys per leaf, so
-    # that nearly every insert splits and every delete merges.
-    extra = ["KCFLAGS=-DSL_LEAF_KEYS=4"] if name.startswith("kcsan") else []
+        f.write(text)
+    extra = ["KCFLAGS=" + m.kcflags] if m.kcflags else []
     r = subprocess.run(["make", "-C", kdir, "M=" + work, "modules"] + extra,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True)
@@ -126,26 +138,26 @@ def build(name, path, old, new, kdir):
 
 def main():
     names = sys.argv[1:]
-    unknown = set(names) - {m[0] for m in MUTANTS}
+    unknown = set(names) - {m.name for m in MUTANTS}
     if unknown:
         sys.exit("prove-checkers: unknown mutant(s): " + " ".join(sorted(unknown)))
     seconds = os.environ.get("SL_STRESS_SECONDS", "30")
     failed = 0
-    for name, variant, path, old, new, cmd, report, what in MUTANTS:
-        if (names and name not in names) or (not names and name in UNPROVEN):
+    for m in MUTANTS:
+        if (names and m.name not in names) or (not names and m.name in UNPROVEN):
             continue
-        kdir, release = debug_kernel(variant)
-        work, err = build(name, path, old, new, kdir)
+        kdir, release = debug_kernel(m.variant)
+        work, err = build(m, kdir)
         if err:
-            print(f"prove-checkers: {name}: {err}")
+            print(f"prove-checkers: {m.name}: {err}")
             failed += 1
             continue
         out = os.path.join(work, "vm")
         # After its first report a broken tree may loop on freed memory:
         # the guest panics at the first KASAN report instead.
-        append = ["--append", "kasan.fault=panic"] if variant == "a" else []
-        guest = cmd.format(k=os.path.relpath(work, TOP) + "/skiplist",
-                           s=seconds)
+        append = ["--append", "kasan.fault=panic"] if m.variant == "a" else []
+        guest = m.guest.format(k=os.path.relpath(work, TOP) + "/skiplist",
+                               s=seconds)
         start = time.time()
         r = subprocess.run([os.path.join(TOP, "tools/vm/vm-run"),
                             "--kernel", os.path.join(kdir, "arch/x86/boot/bzImage"),
@@ -155,18 +167,17 @@ def main():
                            text=True)
         took = time.time() - start
         log = r.stdout
-        for name_ in ("dmesg.txt", "console.txt"):
-            path_ = os.path.join(out, name_)
-            if os.path.exists(path_):
-                with open(path_, errors="replace") as f:
+        for kept in ("dmesg.txt", "console.txt"):
+            if os.path.exists(os.path.join(out, kept)):
+                with open(os.path.join(out, kept), errors="replace") as f:
                     log += f.read()
-        hit = re.search(".*" + report + ".*", log)
+        hit = re.search(".*" + m.report + ".*", log)
         if r.returncode and hit:
-            print(f"prove-checkers: {name}: caught on {release} in {took:.0f} s "
-                  f"({what}): {hit.group(0).strip()}")
+            print(f"prove-checkers: {m.name}: caught on {release} in "
+                  f"{took:.0f} s ({m.what}): {hit.group(0).strip()}")
         else:
-            print(f"prove-checkers: {name}: NOT caught on {release} "
-                  f"(vm-run exit {r.returncode}, '{report}' "
+            print(f"prove-checkers: {m.name}: NOT caught on {release} "
+                  f"(vm-run exit {r.returncode}, '{m.report}' "
                   f"{'found' if hit else 'not found'}); log in {out}")
             failed += 1
     if failed:

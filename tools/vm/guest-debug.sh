@@ -9,7 +9,7 @@
 # failure surfaces as -ENOMEM, the index stays consistent) and nothing may
 # leak.
 variant=${1:-a}
-kmod=${SL_KMOD:-build/kmod-$(uname -r)}/skiplist
+kmod=build/kmod-$(uname -r)/skiplist
 tests=build/selftests
 kml=/sys/kernel/debug/kmemleak
 status=0

@@ -8,10 +8,9 @@
 #     while a descriptor is open; unload, reload, unload; the per-height
 #     slab caches must be gone afterwards.
 # SL_STRESS_SECONDS and SL_FUZZ_IOCTLS pass through to the selftests;
-# SL_KMOD names another module build (the debug kernels' mutants use it);
 # SL_LOAD_TESTS=no leaves test_skiplist.ko out (the debug kernels run its
 # tests as a KUnit suite instead).
-kmod=${SL_KMOD:-build/kmod-$(uname -r)}/skiplist
+kmod=build/kmod-$(uname -r)/skiplist
 tests=build/selftests
 slctl=build/tools/slctl
 status=0
