@@ -31,7 +31,8 @@ KDIR ?= /lib/modules/$(KREL_61)/build
 
 PY := /usr/bin/python3
 CHECKPATCH := $(BUILD)/tools/checkpatch/checkpatch.pl
-KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h)
+KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h extent/*.[ch] \
+	extent/uapi/*.h tools/bench/kernel/*.c)
 
 .PHONY: all modules setup check check-user check-kernel check-vm check-debug \
 	debug-run check-debug-checkers debug-modules lint mutants \
@@ -54,7 +55,9 @@ define kmod
 	@test -f $(1)/Makefile || \
 		{ echo "no kernel headers in $(1): run 'make setup'"; exit 1; }
 	@out=$(BUILD)/kmod-$(2); mkdir -p $$out; \
-	cp -f Kbuild $$out/Kbuild; cp -rsf $(TOP)/skiplist $$out/; \
+	cp -f Kbuild $$out/Kbuild; mkdir -p $$out/tools/bench; \
+	cp -rsf $(TOP)/skiplist $(TOP)/extent $$out/; \
+	cp -rsf $(TOP)/tools/bench/kernel $$out/tools/bench/; \
 	echo "modules for $(2) in $$out"; \
 	$(MAKE) --no-print-directory -C $(1) M=$$out $(3) modules 2>&1 | \
 		tee $$out/build.log | grep -v '^  [A-Z]' | grep -v 'Skipping BTF' || true; \

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * An extent map on the skiplist: which disk extent backs each range of a
+ * file, the structure a btrfs-style filesystem keeps per inode.
+ *
+ * Lookups are lockless (RCU plus a sequence count, so that a reader sees a
+ * multi-extent change whole or not at all).  Writers that change one extent
+ * share the map and rely on the skiplist's per-leaf locks; writers that
+ * change several at once (merge, punch) take the map exclusively.
+ * The full contract is in Documentation/extent.rst.
+ */
+#ifndef _SL_EXTENT_MAP_H
+#define _SL_EXTENT_MAP_H
+
+#include <linux/types.h>
+#include <linux/gfp.h>
+#include <linux/rcupdate.h>
+#include <linux/seqlock.h>
+#include <linux/spinlock.h>
+#include "skiplist.h"
+
+/**
+ * struct sl_extent_info - an extent as callers see it (a copy)
+ * @start:      file offset of the first unit mapped
+ * @len:        units mapped, at least 1
+ * @disk_start: disk address of the first unit
+ * @flags:      caller's flags; only extents with equal flags merge
+ */
+struct sl_extent_info {
+	u64 start;
+	u64 len;
+	u64 disk_start;
+	u32 flags;
+};
+
+/**
+ * struct sl_extent_map - the map of one file
+ * @list: the extents, as slots keyed by file offset
+ * @lock: shared by single-extent writers, exclusive for merge and punch
+ * @seq:  written under @lock held exclusively; readers retry across it
+ */
+struct sl_extent_map {
+	struct sl_list list;
+	rwlock_t lock;
+	seqcount_rwlock_t seq;
+};
+
+/* Modes for sl_em_add(). */
+#define SL_EM_MERGE	0x1	/* merge with neighbours contiguous on disk */
+
+int sl_em_init(struct sl_extent_map *em, gfp_t gfp);
+void sl_em_destroy(struct sl_extent_map *em);
+int sl_em_add(struct sl_extent_map *em, const struct sl_extent_info *ext,
+	      unsigned int mode, gfp_t gfp);
+int sl_em_lookup(struct sl_extent_map *em, u64 offset,
+		 struct sl_extent_info *out);
+int sl_em_first_overlap(struct sl_extent_map *em, u64 start, u64 len,
+			struct sl_extent_info *out);
+int sl_em_remove(struct sl_extent_map *em, u64 start);
+int sl_em_drop_range(struct sl_extent_map *em, u64 start, u64 len, gfp_t gfp);
+unsigned long sl_em_count(struct sl_extent_map *em);
+
+#endif /* _SL_EXTENT_MAP_H */

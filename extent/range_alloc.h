@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A range allocator on the skiplist: hands out and takes back ranges of a
+ * space [start, end) (device sectors, IO virtual page numbers).  Every live
+ * range is a slot in the list; a free range is a gap between slots, found
+ * in logarithmic time by the list's gap index (skiplist/gap.c).
+ *
+ * Callers need no lock.  Allocations from different CPUs start their search
+ * at different places (a hint per CPU), so that they land in different
+ * leaves and do not contend.
+ */
+#ifndef _SL_RANGE_ALLOC_H
+#define _SL_RANGE_ALLOC_H
+
+#include <linux/types.h>
+#include <linux/gfp.h>
+#include <linux/percpu.h>
+#include <linux/spinlock.h>
+#include "skiplist.h"
+
+/**
+ * struct sl_range_alloc - a range allocator
+ * @list:   live ranges, as slots
+ * @start:  first unit of the space
+ * @end:    end of the space, exclusive (0: up to ULONG_MAX inclusive)
+ * @hint:   per CPU, where the next allocation on that CPU starts looking
+ * @used:   units allocated or reserved
+ * @debug:  shadow bitmap checking, when enabled at init (may be NULL)
+ *
+ * Fields are private.
+ */
+struct sl_range_alloc {
+	struct sl_list list;
+	unsigned long start;
+	unsigned long end;
+	unsigned long __percpu *hint;
+	atomic_long_t used;
+	struct sl_range_shadow *debug;
+};
+
+/**
+ * struct sl_range_stats - what sl_range_stats() reports
+ * @size:          units in the space
+ * @free:          units not allocated or reserved
+ * @ranges:        live ranges (allocated and reserved)
+ * @largest_free:  the largest run of free units
+ * @fragmentation: per mille of free space outside the largest free run
+ *                 (0: all free space is one run)
+ */
+struct sl_range_stats {
+	unsigned long size;
+	unsigned long free;
+	unsigned long ranges;
+	unsigned long largest_free;
+	unsigned int fragmentation;
+};
+
+/* Flags for sl_range_init(). */
+#define SL_RANGE_SHADOW	0x1	/* check every operation on a bitmap */
+
+int sl_range_init(struct sl_range_alloc *ra, unsigned long start,
+		  unsigned long end, unsigned int flags);
+void sl_range_destroy(struct sl_range_alloc *ra);
+int sl_range_alloc(struct sl_range_alloc *ra, unsigned long size,
+		   unsigned long align, unsigned long min, unsigned long max,
+		   unsigned long hint, unsigned long *out, gfp_t gfp);
+int sl_range_alloc_cpu(struct sl_range_alloc *ra, unsigned long size,
+		       unsigned long align, unsigned long *out, gfp_t gfp);
+int sl_range_reserve(struct sl_range_alloc *ra, unsigned long start,
+		     unsigned long size, gfp_t gfp);
+int sl_range_free(struct sl_range_alloc *ra, unsigned long start,
+		  unsigned long size);
+void sl_range_stats(struct sl_range_alloc *ra, struct sl_range_stats *stats);
+long sl_range_shadow_errors(struct sl_range_alloc *ra);
+
+#endif /* _SL_RANGE_ALLOC_H */
