@@ -18,6 +18,8 @@
 #include <linux/spinlock.h>
 #include "skiplist.h"
 
+struct sl_range_shadow;
+
 /**
  * struct sl_range_alloc - a range allocator
  * @list:   live ranges, as slots

@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The range allocator: live ranges are slots in a skiplist and free space
+ * is the gaps between them, so an allocation is sl_insert_hole() and a
+ * free is sl_erase().  The skiplist's gap index makes the search
+ * logarithmic in the number of live ranges, and its per-leaf locks let
+ * allocations in different parts of the space proceed in parallel: each
+ * CPU starts its search where its last allocation ended, and the CPUs
+ * start out spread over the space.
+ *
+ * The shadow bitmap (SL_RANGE_SHADOW) is a debug mode: one bit per unit,
+ * under one spinlock, set on every allocation and cleared on every free.
+ * An allocation that finds a bit already set, or a free that finds one
+ * clear, is an overlap or a leak the index let through; both are counted
+ * and reported.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/bitmap.h>
+#include <linux/log2.h>
+#include <linux/cpumask.h>
+#include "range_alloc.h"
+
+/* A live range; the allocator owns these. */
+struct sl_range {
+	struct sl_slot slot;
+	struct rcu_head rcu;
+};
+
+/* The largest space the shadow bitmap covers: 2^28 units, 32 MiB. */
+#define SL_RANGE_SHADOW_MAX	(1UL << 28)
+
+struct sl_range_shadow {
+	spinlock_t lock;	/* guards @bits */
+	unsigned long *bits;
+	atomic_long_t errors;
+};
+
+/* Units in the space; 0 stands for the whole of unsigned long. */
+static unsigned long sl_range_span(const struct sl_range_alloc *ra)
+{
+	return ra->end - ra->start;
+}
+
+static void sl_shadow_claim(struct sl_range_alloc *ra, unsigned long start,
+			    unsigned long size)
+{
+	struct sl_range_shadow *sh = ra->debug;
+	unsigned long first = start - ra->start, flags;
+
+	if (!sh)
+		return;
+	spin_lock_irqsave(&sh->lock, flags);
+	if (find_next_bit(sh->bits, first + size, first) < first + size) {
+		atomic_long_inc(&sh->errors);
+		pr_err_ratelimited("sl_range: shadow: [%lu, +%lu) handed out while partly in use\n",
+				   start, size);
+	}
+	bitmap_set(sh->bits, first, size);
+	spin_unlock_irqrestore(&sh->lock, flags);
+}
+
+static void sl_shadow_release(struct sl_range_alloc *ra, unsigned long start,
+			      unsigned long size)
+{
+	struct sl_range_shadow *sh = ra->debug;
+	unsigned long first = start - ra->start, flags;
+
+	if (!sh)
+		return;
+	spin_lock_irqsave(&sh->lock, flags);
+	if (find_next_zero_bit(sh->bits, first + size, first) < first + size) {
+		atomic_long_inc(&sh->errors);
+		pr_err_ratelimited("sl_range: shadow: [%lu, +%lu) freed while partly free\n",
+				   start, size);
+	}
+	bitmap_clear(sh->bits, first, size);
+	spin_unlock_irqrestore(&sh->lock, flags);
+}
+
+static int sl_shadow_init(struct sl_range_alloc *ra)
+{
+	unsigned long span = sl_range_span(ra);
+	struct sl_range_shadow *sh;
+
+	if (!span || span > SL_RANGE_SHADOW_MAX) {
+		pr_err("sl_range: shadow bitmap needs a space of at most %lu units\n",
+		       SL_RANGE_SHADOW_MAX);
+		return -EINVAL;
+	}
+	sh = kzalloc(sizeof(*sh), GFP_KERNEL);
+	if (!sh)
+		return -ENOMEM;
+	sh->bits = kvcalloc(BITS_TO_LONGS(span), sizeof(long), GFP_KERNEL);
+	if (!sh->bits) {
+		kfree(sh);
+		return -ENOMEM;
+	}
+	spin_lock_init(&sh->lock);
+	atomic_long_set(&sh->errors, 0);
+	ra->debug = sh;
+	return 0;
+}
+
+/**
+ * sl_range_init() - set up an allocator for the space [start, end)
+ * @ra:    the allocator
+ * @start: first unit of the space
+ * @end:   end of the space, exclusive, above @start; 0 means up to and
+ *         including ULONG_MAX
+ * @flags: 0, or SL_RANGE_SHADOW to check every operation on a bitmap
+ *         (spaces of at most 2^28 units)
+ *
+ * Context: Process context; may sleep.
+ * Return: 0; -EINVAL for an empty space, unknown flags or a shadow bitmap
+ * on too large a space; -ENOMEM.
+ */
+int sl_range_init(struct sl_range_alloc *ra, unsigned long start,
+		  unsigned long end, unsigned int flags)
+{
+	unsigned long step;
+	unsigned int cpu, n = 0;
+	int ret;
+
+	if (flags & ~SL_RANGE_SHADOW) {
+		pr_err("sl_range: unknown flags %#x\n", flags);
+		return -EINVAL;
+	}
+	if (end && end <= start) {
+		pr_err("sl_range: empty space [%lu, %lu)\n", start, end);
+		return -EINVAL;
+	}
+	memset(ra, 0, sizeof(*ra));
+	ra->start = start;
+	ra->end = end;
+	atomic_long_set(&ra->used, 0);
+	ra->hint = alloc_percpu(unsigned long);
+	if (!ra->hint)
+		return -ENOMEM;
+	/* Spread the CPUs' first searches evenly over the space. */
+	step = (sl_range_span(ra) ? sl_range_span(ra) : ULONG_MAX) /
+		num_possible_cpus();
+	for_each_possible_cpu(cpu)
+		*per_cpu_ptr(ra->hint, cpu) = start + step * n++;
+	ret = sl_init(&ra->list, GFP_KERNEL);
+	if (ret)
+		goto out_hint;
+	if (flags & SL_RANGE_SHADOW) {
+		ret = sl_shadow_init(ra);
+		if (ret)
+			goto out_list;
+	}
+	return 0;
+
+out_list:
+	sl_destroy(&ra->list, NULL, NULL);
+out_hint:
+	free_percpu(ra->hint);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(sl_range_init);
+
+static void sl_range_free_slot(struct sl_slot *slot, void *arg)
+{
+	kfree(container_of(slot, struct sl_range, slot));
+}
+
+/**
+ * sl_range_destroy() - free an allocator and every range still in it
+ * @ra: the allocator
+ *
+ * Context: Process context; no other function may run on @ra.
+ */
+void sl_range_destroy(struct sl_range_alloc *ra)
+{
+	sl_destroy(&ra->list, sl_range_free_slot, NULL);
+	free_percpu(ra->hint);
+	if (ra->debug) {
+		kvfree(ra->debug->bits);
+		kfree(ra->debug);
+		ra->debug = NULL;
+	}
+}
+EXPORT_SYMBOL_GPL(sl_range_destroy);
+
+/* Whether [start, start + size) lies inside the space. */
+static bool sl_range_inside(const struct sl_range_alloc *ra,
+			    unsigned long start, unsigned long size)
+{
+	unsigned long last = start + (size - 1);
+
+	if (!size || last < start || start < ra->start)
+		return false;
+	return !ra->end || last < ra->end;
+}
+
+/**
+ * sl_range_alloc() - allocate a range
+ * @ra:    the allocator
+ * @size:  units, at least 1
+ * @align: alignment of the start, a power of two (relative to unit 0)
+ * @min:   lowest start allowed; below the space means the space's start
+ * @max:   the range must end at or before @max; 0, or beyond the space,
+ *         means the space's end
+ * @hint:  where to start looking; the search wraps to @min if nothing fits
+ *         above it.  Pass @min for first fit.
+ * @out:   the start of the range, on success
+ * @gfp:   allocation flags
+ *
+ * Context: Any context that may take a spinlock; may sleep if @gfp allows.
+ * Return: 0; -EINVAL for a zero size, an alignment that is not a power of
+ * two or an empty window; -ENOSPC if no free range fits; -ENOMEM.
+ */
+int sl_range_alloc(struct sl_range_alloc *ra, unsigned long size,
+		   unsigned long align, unsigned long min, unsigned long max,
+		   unsigned long hint, unsigned long *out, gfp_t gfp)
+{
+	struct sl_range *range;
+	int ret;
+
+	if (!size || !is_power_of_2(align))
+		return -EINVAL;
+	min = max(min, ra->start);
+	if (!max || (ra->end && max > ra->end))
+		max = ra->end;
+	if (max && min >= max)
+		return -EINVAL;
+	range = kmalloc(sizeof(*range), gfp);
+	if (!range)
+		return -ENOMEM;
+	ret = sl_insert_hole(&ra->list, &range->slot, size, align, min, max,
+			     hint, gfp);
+	if (ret) {
+		kfree(range);
+		return ret;
+	}
+	atomic_long_add(size, &ra->used);
+	sl_shadow_claim(ra, range->slot.key, size);
+	*out = range->slot.key;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(sl_range_alloc);
+
+/**
+ * sl_range_alloc_cpu() - allocate a range near this CPU's last one
+ * @ra:    the allocator
+ * @size:  units, at least 1
+ * @align: alignment of the start, a power of two
+ * @out:   the start of the range, on success
+ * @gfp:   allocation flags
+ *
+ * Anywhere in the space, searching first from where this CPU's last
+ * allocation ended, so that CPUs allocating at once work in different
+ * leaves.  A migration between reading and writing the hint only costs a
+ * less useful hint.
+ *
+ * Context: As sl_range_alloc().
+ * Return: As sl_range_alloc().
+ */
+int sl_range_alloc_cpu(struct sl_range_alloc *ra, unsigned long size,
+		       unsigned long align, unsigned long *out, gfp_t gfp)
+{
+	unsigned long __percpu *hint = ra->hint;
+	int ret;
+
+	ret = sl_range_alloc(ra, size, align, ra->start, ra->end,
+			     raw_cpu_read(*hint), out, gfp);
+	if (!ret)
+		raw_cpu_write(*hint, *out + size);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(sl_range_alloc_cpu);
+
+/**
+ * sl_range_reserve() - mark a fixed range as in use
+ * @ra:    the allocator
+ * @start: first unit
+ * @size:  units, at least 1
+ * @gfp:   allocation flags
+ *
+ * A reserved range is an ordinary live range: sl_range_free() returns it.
+ *
+ * Context: As sl_range_alloc().
+ * Return: 0; -EINVAL for a zero size or a range that wraps; -ERANGE if it
+ * is not inside the space; -EEXIST if any of it is in use; -ENOMEM.
+ */
+int sl_range_reserve(struct sl_range_alloc *ra, unsigned long start,
+		     unsigned long size, gfp_t gfp)
+{
+	struct sl_range *range;
+	int ret;
+
+	if (!size || start + (size - 1) < start)
+		return -EINVAL;
+	if (!sl_range_inside(ra, start, size))
+		return -ERANGE;
+	range = kmalloc(sizeof(*range), gfp);
+	if (!range)
+		return -ENOMEM;
+	range->slot.key = start;
+	range->slot.size = size;
+	ret = sl_insert(&ra->list, &range->slot, gfp);
+	if (ret) {
+		kfree(range);
+		return ret;
+	}
+	atomic_long_add(size, &ra->used);
+	sl_shadow_claim(ra, start, size);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(sl_range_reserve);
+
+/**
+ * sl_range_free() - return a range
+ * @ra:    the allocator
+ * @start: its first unit, as allocated
+ * @size:  its size, as allocated
+ *
+ * Context: Any context that may take a spinlock.
+ * Return: 0; -ENOENT if no live range starts at @start (a double free);
+ * -EINVAL if the range there has another size (it stays allocated).
+ */
+int sl_range_free(struct sl_range_alloc *ra, unsigned long start,
+		  unsigned long size)
+{
+	struct sl_range *range;
+	struct sl_slot *slot;
+	int ret = 0;
+
+	rcu_read_lock();
+	slot = sl_lookup(&ra->list, start);
+	if (!slot || slot->key != start) {
+		ret = -ENOENT;
+	} else if (slot->size != size) {
+		pr_err_ratelimited("sl_range: free of [%lu, +%lu): the range there has %lu units\n",
+				   start, size, slot->size);
+		ret = -EINVAL;
+	} else {
+		/*
+		 * Clear the shadow first: once erased, the range may be
+		 * handed out again at once.
+		 */
+		sl_shadow_release(ra, start, size);
+		ret = sl_erase(&ra->list, slot);
+	}
+	rcu_read_unlock();
+	if (ret == -ENOENT) {
+		pr_err_ratelimited("sl_range: free of [%lu, +%lu): not allocated\n",
+				   start, size);
+		return ret;
+	}
+	if (ret)
+		return ret;
+	atomic_long_sub(size, &ra->used);
+	range = container_of(slot, struct sl_range, slot);
+	kfree_rcu(range, rcu);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(sl_range_free);
+
+/**
+ * sl_range_stats() - report free space and fragmentation
+ * @ra:    the allocator
+ * @stats: filled in
+ *
+ * Walks every live range, so it costs O(ranges); a snapshot only while
+ * other callers allocate and free.
+ *
+ * Context: Any context; takes rcu_read_lock().
+ */
+void sl_range_stats(struct sl_range_alloc *ra, struct sl_range_stats *stats)
+{
+	unsigned long next = ra->start, gap, largest = 0, ranges = 0;
+	unsigned long used = 0;
+	struct sl_slot *slot;
+	struct sl_iter iter;
+	bool at_end = false;
+
+	rcu_read_lock();
+	sl_iter_start(&iter, &ra->list, ra->start);
+	while ((slot = sl_iter_next(&iter))) {
+		if (!at_end && slot->key > next) {
+			gap = slot->key - next;
+			largest = max(largest, gap);
+		}
+		ranges++;
+		used += slot->size;
+		if (sl_slot_last(slot) == ULONG_MAX)
+			at_end = true;
+		else
+			next = sl_slot_last(slot) + 1;
+	}
+	rcu_read_unlock();
+	/*
+	 * The tail, up to the end of the space.  A space of the whole of
+	 * unsigned long has 2^BITS_PER_LONG units, one more than the fields
+	 * hold: its figures saturate at ULONG_MAX.
+	 */
+	if (!at_end)
+		largest = max(largest, ra->end - next ? ra->end - next : ULONG_MAX);
+	stats->size = sl_range_span(ra) ? sl_range_span(ra) : ULONG_MAX;
+	stats->free = stats->size - used;
+	stats->ranges = ranges;
+	stats->largest_free = largest;
+	stats->fragmentation = 0;
+	if (stats->free >= 1000)
+		stats->fragmentation = 1000 - min(1000UL, largest / (stats->free / 1000));
+	else if (stats->free)
+		stats->fragmentation = 1000 - largest * 1000 / stats->free;
+}
+EXPORT_SYMBOL_GPL(sl_range_stats);
+
+/**
+ * sl_range_shadow_errors() - overlaps and bad frees the shadow bitmap saw
+ * @ra: the allocator
+ *
+ * Context: Any context.
+ * Return: the count, or -ENODATA if the allocator has no shadow bitmap.
+ */
+long sl_range_shadow_errors(struct sl_range_alloc *ra)
+{
+	if (!ra->debug)
+		return -ENODATA;
+	return atomic_long_read(&ra->debug->errors);
+}
+EXPORT_SYMBOL_GPL(sl_range_shadow_errors);
