@@ -116,6 +116,8 @@ int sl_check(struct sl_list *list)
 			ret = sl_fail(list->head,
 				      "level %d links %lu leaves of %lu", level,
 				      seen, tall[level] - 1);
+		if (!ret && level < READ_ONCE(list->level))
+			ret = sl_gap_check_level(list, level);
 	}
 	rcu_read_unlock();
 	return ret;

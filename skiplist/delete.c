@@ -67,6 +67,40 @@ static void sl_leaf_merge(struct sl_list *list, struct sl_locked *held,
 }
 
 /*
+ * A removed slot's gap and the one after it are now one free run, owned by
+ * the next slot (or by ULONG_MAX at the end).  When both neighbours were
+ * in the locked leaf the caller knew the run exactly; otherwise look them
+ * up now, after a full barrier, so that of two neighbours removed at once
+ * from two leaves at least one sees the other gone (gap.c).
+ */
+static void sl_gap_grown(struct sl_list *list, unsigned long key)
+{
+	struct sl_slot *before, *after;
+	unsigned long start = 0, owner = ULONG_MAX, gap;
+	struct sl_iter iter;
+
+	smp_mb();
+	sl_iter_start(&iter, list, key);
+	after = sl_iter_next(&iter);
+	if (after) {
+		owner = after->key;
+		sl_iter_prev(&iter);
+	}
+	before = sl_iter_prev(&iter);
+	if (before) {
+		if (sl_slot_last(before) == ULONG_MAX)
+			return;
+		start = sl_slot_last(before) + 1;
+	}
+	if (after)
+		gap = owner - start;
+	else
+		gap = ULONG_MAX - start + 1 ? ULONG_MAX - start + 1 : ULONG_MAX;
+	if (gap)
+		sl_gap_raise(list, owner, gap);
+}
+
+/*
  * Remove the slot starting at @key (and only if it is @expect, when that
  * is given).  Returns the slot removed, or NULL.
  */
@@ -75,6 +109,7 @@ static struct sl_slot *sl_delete(struct sl_list *list, unsigned long key,
 {
 	struct sl_leaf *leaf, *prev, *next, *victim = NULL;
 	struct sl_locked held = {};
+	unsigned long owner = 0, gap = 0;
 	struct sl_slot *slot;
 	int idx;
 
@@ -98,6 +133,11 @@ retry:
 	sl_write_begin(&held, leaf);
 	sl_leaf_take(leaf, idx);
 	sl_write_end(leaf);
+	/* Both neighbours here and locked: the merged free run is known. */
+	if (idx > 0 && idx < leaf->nr) {
+		owner = leaf->keys[idx];
+		gap = owner - (sl_slot_last(leaf->slots[idx - 1]) + 1);
+	}
 
 	if (prev && (!leaf->nr || prev->nr + leaf->nr <= SL_MERGE_MAX)) {
 		sl_leaf_merge(list, &held, prev, leaf);
@@ -118,6 +158,10 @@ out:
 		sl_tower_unlink(list, victim);
 		sl_leaf_free_rcu(victim);
 	}
+	if (gap)
+		sl_gap_raise(list, owner, gap);
+	else if (slot)
+		sl_gap_grown(list, key);
 	rcu_read_unlock();
 	return slot;
 }

@@ -2,69 +2,15 @@
 /*
  * insert_hole: find a free, aligned range and claim it.
  *
- * This version walks the slots in order from where the search starts, so
- * it costs O(slots passed).  The search is lockless; the claim is an
- * ordinary insert, which rechecks overlap under the leaf locks, so two
- * writers can never take the same gap: the loser sees -EEXIST and searches
- * on from there.
+ * The search is the gap index's (gap.c), lockless and O(log n) when its
+ * bounds are tight; the claim is an ordinary insert, which rechecks overlap
+ * under the leaf locks, so two writers can never take the same gap: the
+ * loser sees -EEXIST and searches on from there.
  */
 #include <linux/export.h>
 #include <linux/log2.h>
+#include <linux/rcupdate.h>
 #include "leaf.h"
-
-/* Round @x up to @align (a power of two); false if that wraps. */
-static bool sl_align_up(unsigned long x, unsigned long align,
-			unsigned long *out)
-{
-	unsigned long up = (x + align - 1) & ~(align - 1);
-
-	if (up < x)
-		return false;
-	*out = up;
-	return true;
-}
-
-/*
- * First aligned start in [@from, @limit) where @size units fit before
- * @limit without touching a slot, found by walking the list.  @limit is
- * exclusive and may be 0 to mean "up to and including ULONG_MAX".
- */
-static bool sl_find_gap(struct sl_list *list, unsigned long from,
-			unsigned long limit, unsigned long size,
-			unsigned long align, unsigned long *found)
-{
-	unsigned long start, last, room = limit - 1;
-	struct sl_slot *slot;
-	struct sl_iter iter;
-	bool ok = false;
-
-	if (!sl_align_up(from, align, &start))
-		return false;
-	rcu_read_lock();
-	sl_iter_start(&iter, list, start);
-	/* Begin with the slot before @start: it may reach into the gap. */
-	sl_iter_prev(&iter);
-	for (;;) {
-		/* The candidate must end at or before room. */
-		if (start > room || room - start < size - 1)
-			break;
-		last = start + (size - 1);
-		slot = sl_iter_next(&iter);
-		if (!slot || slot->key > last) {
-			*found = start;
-			ok = true;
-			break;
-		}
-		/* Entirely below the candidate (alignment may skip past it). */
-		if (sl_slot_last(slot) < start)
-			continue;
-		if (sl_slot_last(slot) == ULONG_MAX ||
-		    !sl_align_up(sl_slot_last(slot) + 1, align, &start))
-			break;
-	}
-	rcu_read_unlock();
-	return ok;
-}
 
 /**
  * sl_insert_hole() - find a free aligned range and insert a slot there
@@ -92,7 +38,8 @@ int sl_insert_hole(struct sl_list *list, struct sl_slot *slot,
 		   unsigned long min, unsigned long max, unsigned long hint,
 		   gfp_t gfp)
 {
-	unsigned long from, start;
+	unsigned long from, start, room = max ? max - 1 : ULONG_MAX;
+	bool found;
 	int ret;
 
 	if (!size || !is_power_of_2(align) || (max && min >= max))
@@ -101,7 +48,10 @@ int sl_insert_hole(struct sl_list *list, struct sl_slot *slot,
 		hint = min;
 	from = hint;
 	for (;;) {
-		if (!sl_find_gap(list, from, max, size, align, &start)) {
+		rcu_read_lock();
+		found = sl_gap_find(list, from, room, size, align, &start);
+		rcu_read_unlock();
+		if (!found) {
 			if (from == min)
 				return -ENOSPC;
 			/* Nothing above the hint: wrap around to @min. */

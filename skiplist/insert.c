@@ -63,6 +63,24 @@ static bool sl_overlaps(const struct sl_leaf *prev, struct sl_leaf *leaf,
 	return sl_next_first_key(leaf, &next_key) && next_key <= last;
 }
 
+/*
+ * The gap a slot about to go in at @pos of @leaf will own: from the end of
+ * the slot before it (@prev is the locked leaf before @leaf when @pos is
+ * 0) or from 0.
+ */
+static unsigned long sl_new_gap(const struct sl_leaf *prev,
+				const struct sl_leaf *leaf, int pos,
+				unsigned long key)
+{
+	const struct sl_slot *before = NULL;
+
+	if (pos > 0)
+		before = leaf->slots[pos - 1];
+	else if (prev && prev->nr)
+		before = prev->slots[prev->nr - 1];
+	return before ? key - (sl_slot_last(before) + 1) : key;
+}
+
 /* Put @slot at @pos, shifting the rest right; inside a write section. */
 static void sl_leaf_put(struct sl_leaf *leaf, int pos, struct sl_slot *slot)
 {
@@ -151,7 +169,7 @@ static void sl_leaf_split(struct sl_list *list, struct sl_locked *held,
  */
 int sl_insert_slot(struct sl_list *list, struct sl_slot *slot, gfp_t gfp)
 {
-	unsigned long key = slot->key, last = sl_slot_last(slot);
+	unsigned long key = slot->key, last = sl_slot_last(slot), gap = 0;
 	struct sl_leaf *leaf, *prev, *spare = NULL;
 	struct sl_locked held = {};
 	int pos, ret;
@@ -174,6 +192,7 @@ retry:
 	if (sl_overlaps(pos ? NULL : prev, leaf, pos, key, last))
 		goto out_unlock;
 	ret = 0;
+	gap = sl_new_gap(pos ? NULL : prev, leaf, pos, key);
 	if (leaf->nr < SL_LEAF_KEYS) {
 		sl_write_begin(&held, leaf);
 		sl_leaf_put(leaf, pos, slot);
@@ -193,11 +212,16 @@ retry:
 	sl_leaf_split(list, &held, leaf, spare, pos, slot);
 	sl_unlock_all(&held);
 	sl_tower_link(list, spare);
+	if (gap)
+		sl_gap_raise(list, key, gap);
 	rcu_read_unlock();
 	return 0;
 
 out_unlock:
 	sl_unlock_all(&held);
+	/* The slot owns the free run before it now (gap.c). */
+	if (!ret && gap)
+		sl_gap_raise(list, key, gap);
 	rcu_read_unlock();
 	if (spare)
 		sl_leaf_free(spare);

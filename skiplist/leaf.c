@@ -26,6 +26,7 @@ static struct lock_class_key sl_leaf_lock_key;
 struct sl_leaf *sl_leaf_alloc(unsigned int height, gfp_t gfp)
 {
 	struct sl_leaf *leaf;
+	unsigned int i;
 
 	if (WARN_ON(height < 1 || height > SL_MAX_HEIGHT))
 		return NULL;
@@ -34,6 +35,9 @@ struct sl_leaf *sl_leaf_alloc(unsigned int height, gfp_t gfp)
 		return NULL;
 	memset(leaf, 0, sl_leaf_size(height));
 	leaf->height = height;
+	/* A new link knows nothing of the gaps it will span (gap.c). */
+	for (i = 0; i < height - 1; i++)
+		leaf->up[i].gap = sl_gap_unknown();
 	spin_lock_init(&leaf->lock);
 	lockdep_set_class(&leaf->lock, &sl_leaf_lock_key);
 	seqcount_spinlock_init(&leaf->seq, &leaf->lock);

@@ -49,11 +49,17 @@ enum sl_lock_subclass {
  *        next leaf without touching it.  A hint: it is not written together
  *        with @next, so a reader may see one change before the other, and a
  *        search led astray by it is put right at level 0 by the fences.
+ * @gap:  an upper bound of the largest free gap owned by the keys this link
+ *        spans, for gap searches (rules in gap.c)
  */
 struct sl_link {
 	struct sl_leaf __rcu *next;
 	unsigned long lo;
+	unsigned long gap;
 };
+
+/* The largest gap bound a link records; above it, a bound never prunes. */
+#define SL_GAP_MAX	(ULONG_MAX >> 16)
 
 /**
  * struct sl_leaf - a skiplist node holding a sorted run of slots
@@ -291,6 +297,14 @@ struct sl_leaf *sl_descend(struct sl_list *list, unsigned long key,
 struct sl_leaf *sl_lock_covering(struct sl_list *list, unsigned long key,
 				 struct sl_locked *held);
 bool sl_lock_with_prev(struct sl_locked *held, unsigned long key);
+
+/* gap.c */
+unsigned long sl_gap_unknown(void);
+void sl_gap_raise(struct sl_list *list, unsigned long key, unsigned long gap);
+void sl_gap_absorb(struct sl_link *dead, struct sl_link *pred);
+bool sl_gap_find(struct sl_list *list, unsigned long from, unsigned long room,
+		 unsigned long size, unsigned long align, unsigned long *found);
+int sl_gap_check_level(struct sl_list *list, unsigned int level);
 
 /* tower.c */
 void sl_tower_link(struct sl_list *list, struct sl_leaf *leaf);

@@ -147,6 +147,8 @@ static bool sl_unlink_level(struct sl_list *list, struct sl_leaf *leaf,
 		 */
 		WRITE_ONCE(plink->lo, link->lo);
 		rcu_assign_pointer(plink->next, succ);
+		/* Its span is the predecessor's now, and so are its gaps. */
+		sl_gap_absorb(link, plink);
 		done = true;
 	}
 	sl_unlock_all(&held);

@@ -50,9 +50,20 @@ MUTANTS = [
      "\tsl_lock_leaf(held, prev);\n\tsl_lock_leaf(held, leaf);\n",
      "\tsl_lock_leaf(held, leaf);\n\tsl_lock_leaf(held, prev);\n",
      "unit", "left-to-right lock order check (lockdep cannot see it)"),
-    ("insert-hole-skips-prev-slot", "skiplist/hole.c",
-     "\tsl_iter_prev(&iter);\n", "",
-     "diff", "differential test against the model"),
+    ("delete-forgets-gap-raise", "skiplist/delete.c",
+     "\tif (gap)\n\t\tsl_gap_raise(list, owner, gap);\n\telse if (slot)\n",
+     "\tif (!gap && slot)\n",
+     "diff", "first fit against the model, or the gap bound check"),
+    ("insert-forgets-gap-raise", "skiplist/insert.c",
+     "\tif (!ret && gap)\n\t\tsl_gap_raise(list, key, gap);\n", "",
+     "diff", "first fit against the model, or the gap bound check"),
+    ("unlink-drops-gap-bound", "skiplist/tower.c",
+     "\t\tsl_gap_absorb(link, plink);\n", "",
+     "diff-k4", "first fit against the model, or the gap bound check"),
+    ("tighten-overwrites-raise", "skiplist/gap.c",
+     "\tcmpxchg(&link->gap, busy, sl_gap_pack(bound, sl_gap_gen(busy) + 1));",
+     "\tWRITE_ONCE(link->gap, sl_gap_pack(bound, sl_gap_gen(busy) + 1));",
+     "unit", "gap_race test: a free raising a bound inside a tightening's window"),
 ]
 
 # Races show up far more often with 4 keys per leaf, where nearly every
@@ -61,6 +72,7 @@ MUTANTS = [
 RUNS = {
     "unit": ["{b}/unit"],
     "diff": ["{b}/diff", "--ops", "1500000", "--seed", "7"],
+    "diff-k4": ["{b}/diff-k4", "--ops", "1500000", "--seed", "7"],
     "stress": ["{b}/stress", "--seconds", "24", "--phases", "4", "--seed", "7"],
     "stress-k4": ["{b}/stress-k4", "--seconds", "24", "--phases", "4", "--seed", "7"],
     # A lapse that only a split landing between a reader's descent and its
@@ -68,11 +80,12 @@ RUNS = {
     "stress-race": ["{b}/stress-k4", "--seconds", "40", "--phases", "8", "--seed", "7",
                     "--readers", "6", "--cells", "1024"],
 }
-TIMEOUT = {"unit": 120, "diff": 300, "stress": 200, "stress-k4": 200, "stress-race": 300}
+TIMEOUT = {"unit": 120, "diff": 300, "diff-k4": 300, "stress": 200, "stress-k4": 200, "stress-race": 300}
 
 
 def copy_tree(dst):
     shutil.copytree(os.path.join(TOP, "skiplist"), os.path.join(dst, "skiplist"))
+    shutil.copytree(os.path.join(TOP, "extent"), os.path.join(dst, "extent"))
     shutil.copytree(os.path.join(TOP, "tools", "testing", "skiplist"),
                     os.path.join(dst, "tools", "testing", "skiplist"),
                     ignore=shutil.ignore_patterns("*.o"))

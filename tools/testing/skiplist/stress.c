@@ -3,6 +3,7 @@
  * Concurrency stress: writer threads insert, remove, erase and insert_hole
  * while reader threads look up, search for overlaps and iterate both ways
  * under RCU alone.  The run is cut into phases with different mixes (fill,
+ * allocation on a nearly full space,
  * drain, churn, holes); after each phase the threads stop and
  *  - sl_check() verifies every structural invariant,
  *  - the item count is compared with a full walk,
@@ -44,6 +45,11 @@ struct mix {
 
 static const struct mix mixes[] = {
 	{ "fill", 70, 15, 5 },
+	/*
+	 * Allocation on a nearly full space: most gap searches fail and
+	 * tighten bounds while frees raise them, the race gap.c must win.
+	 */
+	{ "full", 5, 45, 0 },
 	{ "churn", 35, 30, 10 },
 	{ "drain", 10, 60, 20 },
 	{ "holes", 10, 40, 10 },
