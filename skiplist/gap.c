@@ -143,6 +143,27 @@ static struct sl_leaf *sl_gap_cover(struct sl_list *list, unsigned long key,
 	return leaf;
 }
 
+/*
+ * The leaf whose link spans @key at every level below @top, in one
+ * descent: @cover[level] for 1 <= level < @top.
+ */
+static void sl_gap_covers(struct sl_list *list, unsigned long key,
+			  unsigned int top, struct sl_leaf **cover)
+{
+	struct sl_leaf *leaf = list->head, *next;
+	int l;
+
+	for (l = top - 1; l >= 1; l--) {
+		for (;;) {
+			next = rcu_dereference(sl_gap_link(leaf, l)->next);
+			if (!next || next->lo > key)
+				break;
+			leaf = next;
+		}
+		cover[l] = leaf;
+	}
+}
+
 /**
  * sl_gap_raise() - make every bound over a key at least a gap's size
  * @list: the list
@@ -156,13 +177,19 @@ static struct sl_leaf *sl_gap_cover(struct sl_list *list, unsigned long key,
  */
 void sl_gap_raise(struct sl_list *list, unsigned long key, unsigned long gap)
 {
-	unsigned int level;
+	struct sl_leaf *covers[SL_MAX_HEIGHT];
+	unsigned int level, top;
 
 	/* Our change to the leaf before any bound is read (see above). */
 	smp_mb();
+	top = READ_ONCE(list->level);
+	sl_gap_covers(list, key, top, covers);
 	/* The list may grow a level meanwhile: re-read the level each time. */
 	for (level = 1; level < READ_ONCE(list->level); level++) {
-		struct sl_leaf *cover = sl_gap_cover(list, key, level), *next;
+		struct sl_leaf *cover, *next;
+
+		cover = level < top ? covers[level] :
+			sl_gap_cover(list, key, level);
 
 		for (;;) {
 			if (!sl_gap_raise_word(&sl_gap_link(cover, level)->gap,
@@ -268,26 +295,44 @@ static inline bool sl_gap_fits(const struct sl_gap_req *req,
  * first that fits.  *largest is the largest gap seen, for tightening; it
  * covers the whole span only if req->from <= @lo.
  */
-static enum sl_gap_scan sl_gap_scan(struct sl_list *list, unsigned long lo,
-				    unsigned long end, bool bounded,
-				    struct sl_gap_req *req,
+static enum sl_gap_scan sl_gap_scan(struct sl_list *list,
+				    struct sl_leaf *owner, unsigned long end,
+				    bool bounded, struct sl_gap_req *req,
 				    unsigned long *largest)
 {
-	unsigned long pos = max(lo, req->from), gap_start = 0, start;
-	struct sl_slot *slot;
+	unsigned long pos = max(owner->lo, req->from), gap_start, start;
+	unsigned long key = 0, prev_key = 0;
+	struct sl_slot *slot, *prev;
 	struct sl_iter iter;
 
 	*largest = 0;
-	sl_iter_start(&iter, list, pos);
+	sl_iter_start_near(&iter, list, pos, owner);
 	/* The slot before the first owner ends where its gap begins. */
-	slot = sl_iter_prev(&iter);
-	if (slot) {
+	prev = sl_iter_prev(&iter);
+	if (prev) {
+		prev_key = iter.pos;
 		sl_iter_next(&iter);
-		if (!sl_gap_after(slot, &gap_start))
-			return SL_GAP_STOP;
 	}
 	for (;;) {
 		slot = sl_iter_next(&iter);
+		if (slot) {
+			/* The cursor knows the key: no need to touch the slot. */
+			key = iter.past_end ? ULONG_MAX : iter.pos - 1;
+			if (bounded && key >= end)
+				return SL_GAP_NONE;
+			/*
+			 * The slot before takes at least one unit, so the keys
+			 * alone bound the gap: a search skips the look at the
+			 * slot when that bound is already too small.
+			 */
+			if (prev && !req->count && key - prev_key - 1 < req->size) {
+				*largest = max(*largest, key - prev_key - 1);
+				goto next;
+			}
+		}
+		gap_start = 0;
+		if (prev && !sl_gap_after(prev, &gap_start))
+			return SL_GAP_STOP;
 		if (!slot) {
 			if (bounded)
 				return SL_GAP_NONE;
@@ -302,38 +347,39 @@ static enum sl_gap_scan sl_gap_scan(struct sl_list *list, unsigned long lo,
 			}
 			return SL_GAP_STOP;
 		}
-		if (bounded && slot->key >= end)
-			return SL_GAP_NONE;
-		if (slot->key > gap_start) {
-			*largest = max(*largest, slot->key - gap_start);
+		if (key > gap_start) {
+			*largest = max(*largest, key - gap_start);
 			if (sl_gap_align(max(gap_start, req->from), req->align,
 					 &start) &&
-			    start < slot->key &&
-			    sl_gap_fits(req, start, slot->key - 1)) {
+			    start < key && sl_gap_fits(req, start, key - 1)) {
 				req->found = start;
 				return SL_GAP_FOUND;
 			}
 		}
-		if (!sl_gap_after(slot, &gap_start))
-			return SL_GAP_STOP;
+next:
 		/* Every later gap starts beyond this slot. */
-		if (!req->count && slot->key > req->room)
+		if (!req->count && key > req->room)
 			return SL_GAP_STOP;
+		prev = slot;
+		prev_key = key;
 	}
 }
 
-/* The largest gap owned by keys in [@lo, @end), counted from the slots. */
+/*
+ * The largest gap owned by keys in [@owner->lo, @end), counted from the
+ * slots.
+ */
 static unsigned long sl_gap_count_slots(struct sl_list *list,
-					unsigned long lo, unsigned long end,
-					bool bounded)
+					struct sl_leaf *owner,
+					unsigned long end, bool bounded)
 {
 	struct sl_gap_req all = {
-		.from = lo, .room = ULONG_MAX, .size = 1, .align = 1,
+		.from = owner->lo, .room = ULONG_MAX, .size = 1, .align = 1,
 		.count = true,
 	};
 	unsigned long largest;
 
-	sl_gap_scan(list, lo, end, bounded, &all, &largest);
+	sl_gap_scan(list, owner, end, bounded, &all, &largest);
 	return largest;
 }
 
@@ -394,7 +440,7 @@ static void sl_gap_tighten(struct sl_list *list, struct sl_leaf *owner,
 	if (READ_ONCE(owner->dead))
 		bound = sl_gap_bound(old);
 	else if (level == 1)
-		bound = sl_gap_count_slots(list, owner->lo, end, next != NULL);
+		bound = sl_gap_count_slots(list, owner, end, next != NULL);
 	else
 		bound = sl_gap_count_links(owner, level, end, next != NULL);
 	bound = min(bound, sl_gap_bound(old));
@@ -427,8 +473,8 @@ static bool sl_gap_search(struct sl_list *list, struct sl_gap_req *req)
 	enum sl_gap_scan got;
 
 	if (!top)
-		return sl_gap_scan(list, 0, 0, false, req, &largest) ==
-			SL_GAP_FOUND;
+		return sl_gap_scan(list, list->head, 0, false, req,
+				   &largest) == SL_GAP_FOUND;
 	frame[top].leaf = list->head;
 	frame[top].bounded = false;
 	frame[top].end = 0;
@@ -444,11 +490,12 @@ static bool sl_gap_search(struct sl_list *list, struct sl_gap_req *req)
 		link = sl_gap_link(leaf, level);
 		next = rcu_dereference(link->next);
 		f->next = next;
-		/* Every key the span owns is below req->from. */
-		if (next && next->lo <= req->from)
-			goto right;
+		/* The word first: it shares the line, next->lo is a miss. */
 		word = smp_load_acquire(&link->gap);
 		if (word == SL_GAP_SEALED || !sl_gap_may_fit(word, req->size))
+			goto right;
+		/* Every key the span owns is below req->from. */
+		if (next && next->lo <= req->from)
 			goto right;
 		whole = req->from <= leaf->lo;
 		if (level > 1) {
@@ -458,7 +505,7 @@ static bool sl_gap_search(struct sl_list *list, struct sl_gap_req *req)
 			level--;
 			continue;
 		}
-		got = sl_gap_scan(list, leaf->lo, next ? next->lo : 0,
+		got = sl_gap_scan(list, leaf, next ? next->lo : 0,
 				  next != NULL, req, &largest);
 		if (got == SL_GAP_FOUND)
 			return true;
@@ -526,8 +573,8 @@ int sl_gap_check_level(struct sl_list *list, unsigned int level)
 			       word, level);
 			return -EUCLEAN;
 		}
-		largest = sl_gap_count_slots(list, leaf->lo,
-					     next ? next->lo : 0, next != NULL);
+		largest = sl_gap_count_slots(list, leaf, next ? next->lo : 0,
+					     next != NULL);
 		if (sl_gap_bound(word) < min(largest, SL_GAP_MAX)) {
 			pr_err("skiplist: check failed: level %u span from %lx bounds gaps by %lx, holds one of %lx\n",
 			       level, leaf->lo, sl_gap_bound(word), largest);

@@ -293,6 +293,9 @@ int sl_insert_slot(struct sl_list *list, struct sl_slot *slot, gfp_t gfp);
 struct sl_leaf *sl_descend(struct sl_list *list, unsigned long key,
 			   unsigned int *loads);
 
+void sl_iter_start_near(struct sl_iter *iter, struct sl_list *list,
+			unsigned long pos, struct sl_leaf *near);
+
 /* locking.c */
 struct sl_leaf *sl_lock_covering(struct sl_list *list, unsigned long key,
 				 struct sl_locked *held);

@@ -359,14 +359,12 @@ EXPORT_SYMBOL_GPL(sl_first_overlap);
  * iter->pos (or the last leaf when past the end), with iter->idx the index
  * of that key in it (nr if the key lies in a later leaf).
  */
-static void sl_iter_seek(struct sl_iter *iter)
+static void sl_iter_seek_from(struct sl_iter *iter, struct sl_leaf *leaf,
+			      unsigned int loads)
 {
 	unsigned long key = iter->past_end ? ULONG_MAX : iter->pos;
-	struct sl_leaf *leaf;
-	unsigned int loads = 0;
 	struct sl_pos pos;
 
-	leaf = sl_descend(iter->list, key, &loads);
 	do {
 		sl_locate(&pos, leaf, key, &loads);
 		leaf = pos.leaf;
@@ -379,6 +377,32 @@ static void sl_iter_seek(struct sl_iter *iter)
 			iter->idx = pos.exact ? pos.idx : pos.idx + 1;
 	} while (read_seqcount_retry(&leaf->seq, pos.seq));
 	sl_count_flush(loads);
+}
+
+static void sl_iter_seek(struct sl_iter *iter)
+{
+	unsigned long key = iter->past_end ? ULONG_MAX : iter->pos;
+	unsigned int loads = 0;
+
+	sl_iter_seek_from(iter, sl_descend(iter->list, key, &loads), loads);
+}
+
+/**
+ * sl_iter_start_near() - sl_iter_start(), with a leaf known to be near @pos
+ * @iter: the cursor
+ * @list: the list to iterate
+ * @pos:  where to start
+ * @near: a leaf (live or dead) at or near the one covering @pos; the
+ *        cursor is placed by walking from it along level 0, without a
+ *        descent from the top
+ *
+ * Context: rcu_read_lock() held.
+ */
+void sl_iter_start_near(struct sl_iter *iter, struct sl_list *list,
+			unsigned long pos, struct sl_leaf *near)
+{
+	sl_iter_start(iter, list, pos);
+	sl_iter_seek_from(iter, near, 0);
 }
 
 /*
