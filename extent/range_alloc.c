@@ -16,7 +16,6 @@
  */
 #include <linux/module.h>
 #include <linux/slab.h>
-#include <linux/mm.h>
 #include <linux/bitmap.h>
 #include <linux/log2.h>
 #include <linux/cpumask.h>
@@ -398,7 +397,8 @@ void sl_range_stats(struct sl_range_alloc *ra, struct sl_range_stats *stats)
 	 * hold: its figures saturate at ULONG_MAX.
 	 */
 	if (!at_end)
-		largest = max(largest, ra->end - next ? ra->end - next : ULONG_MAX);
+		largest = max(largest, !ra->end && !next ? ULONG_MAX :
+			      ra->end - next);
 	stats->size = sl_range_span(ra) ? sl_range_span(ra) : ULONG_MAX;
 	stats->free = stats->size - used;
 	stats->ranges = ranges;
