@@ -28,7 +28,7 @@ struct sl_range {
 };
 
 /* The largest space the shadow bitmap covers: 2^28 units, 32 MiB. */
-#define SL_RANGE_SHADOW_MAX	(1UL << 28)
+#define SL_RANGE_SHADOW_MAX	BIT(28)
 
 struct sl_range_shadow {
 	spinlock_t lock;	/* guards @bits */
@@ -140,8 +140,11 @@ int sl_range_init(struct sl_range_alloc *ra, unsigned long start,
 	/* Spread the CPUs' first searches evenly over the space. */
 	step = (sl_range_span(ra) ? sl_range_span(ra) : ULONG_MAX) /
 		num_possible_cpus();
-	for_each_possible_cpu(cpu)
-		*per_cpu_ptr(ra->hint, cpu) = start + step * n++;
+	for_each_possible_cpu(cpu) {
+		unsigned long *hint = per_cpu_ptr(ra->hint, cpu);
+
+		*hint = start + step * n++;
+	}
 	ret = sl_init(&ra->list, GFP_KERNEL);
 	if (ret)
 		goto out_hint;

@@ -79,6 +79,7 @@ static void sl_gap_grown(struct sl_list *list, unsigned long key)
 	unsigned long start = 0, owner = ULONG_MAX, gap;
 	struct sl_iter iter;
 
+	/* The removal before the neighbours are read: see above. */
 	smp_mb();
 	sl_iter_start(&iter, list, key);
 	after = sl_iter_next(&iter);

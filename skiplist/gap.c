@@ -97,6 +97,7 @@ unsigned long sl_gap_unknown(void)
  */
 static bool sl_gap_raise_word(unsigned long *word, unsigned long gap)
 {
+	/* Acquire: what the caller reads after a no-op raise comes after. */
 	unsigned long old = smp_load_acquire(word), new, seen;
 
 	gap = min(gap, SL_GAP_MAX);
@@ -396,6 +397,7 @@ static unsigned long sl_gap_count_links(struct sl_leaf *owner,
 
 	while (leaf && (!bounded || leaf->lo < end)) {
 		struct sl_link *link = sl_gap_link(leaf, level - 1);
+		/* Acquire: the next link is read after this bound. */
 		unsigned long word = smp_load_acquire(&link->gap);
 
 		/* A sealed link's span went to its predecessor, seen here. */
@@ -424,6 +426,7 @@ static void sl_gap_tighten(struct sl_list *list, struct sl_leaf *owner,
 			   unsigned int level)
 {
 	struct sl_link *link = sl_gap_link(owner, level);
+	/* Acquire, though only the compare-and-exchange below orders. */
 	unsigned long old = smp_load_acquire(&link->gap), busy, bound, end = 0;
 	struct sl_leaf *next;
 
@@ -440,9 +443,9 @@ static void sl_gap_tighten(struct sl_list *list, struct sl_leaf *owner,
 	if (READ_ONCE(owner->dead))
 		bound = sl_gap_bound(old);
 	else if (level == 1)
-		bound = sl_gap_count_slots(list, owner, end, next != NULL);
+		bound = sl_gap_count_slots(list, owner, end, !!next);
 	else
-		bound = sl_gap_count_links(owner, level, end, next != NULL);
+		bound = sl_gap_count_links(owner, level, end, !!next);
 	bound = min(bound, sl_gap_bound(old));
 #ifndef __KERNEL__
 	if (sl_gap_tighten_window)
@@ -501,12 +504,12 @@ static bool sl_gap_search(struct sl_list *list, struct sl_gap_req *req)
 		if (level > 1) {
 			frame[level - 1].leaf = leaf;
 			frame[level - 1].end = next ? next->lo : 0;
-			frame[level - 1].bounded = next != NULL;
+			frame[level - 1].bounded = !!next;
 			level--;
 			continue;
 		}
 		got = sl_gap_scan(list, leaf, next ? next->lo : 0,
-				  next != NULL, req, &largest);
+				  !!next, req, &largest);
 		if (got == SL_GAP_FOUND)
 			return true;
 		if (got == SL_GAP_STOP)
@@ -574,7 +577,7 @@ int sl_gap_check_level(struct sl_list *list, unsigned int level)
 			return -EUCLEAN;
 		}
 		largest = sl_gap_count_slots(list, leaf, next ? next->lo : 0,
-					     next != NULL);
+					     !!next);
 		if (sl_gap_bound(word) < min(largest, SL_GAP_MAX)) {
 			pr_err("skiplist: check failed: level %u span from %lx bounds gaps by %lx, holds one of %lx\n",
 			       level, leaf->lo, sl_gap_bound(word), largest);

@@ -128,4 +128,11 @@ void sl_stats(struct sl_list *list, struct sl_stats *stats);
 unsigned long sl_key_loads(void);
 int sl_check(struct sl_list *list);
 
+#ifndef __KERNEL__
+/* Userspace test harness only: gap.c calls it inside a tightening. */
+extern void (*sl_gap_tighten_window)(struct sl_list *list, unsigned long lo,
+				     unsigned long end, bool bounded,
+				     unsigned int level);
+#endif
+
 #endif /* _SKIPLIST_H */

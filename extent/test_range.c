@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of the range allocator (extent/range_alloc.c), included by
+ * skiplist/test_skiplist.c and run with its tests, in the kernel and in
+ * the userspace harness.
+ */
+#include <linux/bitmap.h>
+#include "range_alloc.h"
+
+/* Alignment, bounds, hints, reservations, frees and stats, by hand. */
+static void test_range_basic(void)
+{
+	struct sl_range_alloc ra;
+	struct sl_range_stats st;
+	unsigned long a = 0, b = 0, c = 0;
+
+	if (!SL_EXPECT(sl_range_init(&ra, 100, 1100, SL_RANGE_SHADOW) == 0))
+		return;
+	SL_EXPECT(sl_range_alloc(&ra, 10, 1, 0, 0, 0, &a, GFP_KERNEL) == 0);
+	SL_EXPECT(a == 100);
+	/* Aligned to 64: the first multiple of 64 in the space is 128. */
+	SL_EXPECT(sl_range_alloc(&ra, 10, 64, 0, 0, 0, &b, GFP_KERNEL) == 0);
+	SL_EXPECT(b == 128);
+	/* A window: [500, 520) holds exactly one range of 20. */
+	SL_EXPECT(sl_range_alloc(&ra, 20, 1, 500, 520, 0, &c, GFP_KERNEL) == 0);
+	SL_EXPECT(c == 500);
+	SL_EXPECT(sl_range_alloc(&ra, 1, 1, 500, 520, 0, &c,
+				 GFP_KERNEL) == -ENOSPC);
+	/* A hint above a free range is taken; below the window it is not. */
+	SL_EXPECT(sl_range_alloc(&ra, 5, 1, 0, 0, 900, &c, GFP_KERNEL) == 0);
+	SL_EXPECT(c == 900);
+	SL_EXPECT(sl_range_reserve(&ra, 1090, 10, GFP_KERNEL) == 0);
+	SL_EXPECT(sl_range_reserve(&ra, 1095, 10, GFP_KERNEL) == -ERANGE);
+	SL_EXPECT(sl_range_reserve(&ra, 1089, 2, GFP_KERNEL) == -EEXIST);
+	SL_EXPECT(sl_range_reserve(&ra, 99, 2, GFP_KERNEL) == -ERANGE);
+	/* The hint wraps to the window's start when nothing fits above. */
+	SL_EXPECT(sl_range_alloc(&ra, 8, 1, 0, 0, 1095, &c, GFP_KERNEL) == 0);
+	SL_EXPECT(c == 110);
+
+	sl_range_stats(&ra, &st);
+	SL_EXPECT(st.size == 1000);
+	SL_EXPECT(st.ranges == 6);
+	SL_EXPECT(st.free == 1000 - 10 - 10 - 20 - 5 - 10 - 8);
+	/* The largest free run is [520, 900). */
+	SL_EXPECT(st.largest_free == 380);
+	SL_EXPECT(st.fragmentation > 0 && st.fragmentation < 1000);
+
+	SL_EXPECT(sl_range_free(&ra, 128, 11) == -EINVAL);
+	SL_EXPECT(sl_range_free(&ra, 128, 10) == 0);
+	SL_EXPECT(sl_range_free(&ra, 128, 10) == -ENOENT);
+	SL_EXPECT(sl_range_free(&ra, 129, 1) == -ENOENT);
+	/* Freed, so allocatable again at once. */
+	SL_EXPECT(sl_range_alloc(&ra, 10, 64, 0, 0, 0, &b, GFP_KERNEL) == 0);
+	SL_EXPECT(b == 128);
+
+	SL_EXPECT(sl_range_alloc(&ra, 0, 1, 0, 0, 0, &c, GFP_KERNEL) == -EINVAL);
+	SL_EXPECT(sl_range_alloc(&ra, 1, 3, 0, 0, 0, &c, GFP_KERNEL) == -EINVAL);
+	SL_EXPECT(sl_range_alloc(&ra, 1, 1, 600, 600, 0, &c,
+				 GFP_KERNEL) == -EINVAL);
+	SL_EXPECT(sl_range_reserve(&ra, ULONG_MAX, 2, GFP_KERNEL) == -EINVAL);
+	SL_EXPECT(sl_range_shadow_errors(&ra) == 0);
+	SL_EXPECT(sl_check(&ra.list) == 0);
+	sl_range_destroy(&ra);
+
+	SL_EXPECT(sl_range_init(&ra, 5, 5, 0) == -EINVAL);
+	SL_EXPECT(sl_range_init(&ra, 0, 10, 0x100) == -EINVAL);
+}
+
+/*
+ * A fragmented space: every other unit in use, so every gap is one unit,
+ * and the only room for two units at the far end.  Allocating two units
+ * must find it, again and again as it is freed, and a free in the middle
+ * must make room there that the next search finds first.
+ */
+static void test_range_fragmented(void)
+{
+	unsigned long n = 20000, i, got = 0, bad = 0;
+	struct sl_range_alloc ra;
+
+	if (!SL_EXPECT(sl_range_init(&ra, 0, 2 * n + 2, 0) == 0))
+		return;
+	for (i = 0; i < n; i++)
+		bad += sl_range_reserve(&ra, 2 * i, 1, GFP_KERNEL) != 0;
+	SL_EXPECT(bad == 0);
+	for (i = 0; i < 100; i++) {
+		bad += sl_range_alloc(&ra, 2, 1, 0, 0, 0, &got, GFP_KERNEL) != 0;
+		bad += got != 2 * n - 1;
+		bad += sl_range_free(&ra, 2 * n - 1, 2) != 0;
+	}
+	SL_EXPECT(bad == 0);
+	SL_EXPECT(sl_range_free(&ra, 2 * (n / 2), 1) == 0);
+	SL_EXPECT(sl_range_alloc(&ra, 3, 1, 0, 0, 0, &got, GFP_KERNEL) == 0);
+	SL_EXPECT(got == 2 * (n / 2) - 1);
+	SL_EXPECT(sl_range_alloc(&ra, 2, 1, 0, 0, 0, &got, GFP_KERNEL) == 0);
+	SL_EXPECT(got == 2 * n - 1);
+	SL_EXPECT(sl_range_alloc(&ra, 2, 1, 0, 0, 0, &got,
+				 GFP_KERNEL) == -ENOSPC);
+	SL_EXPECT(sl_check(&ra.list) == 0);
+	sl_range_destroy(&ra);
+}
+
+/* Alloc and free churn against a bitmap kept here, with the shadow on. */
+static void test_range_churn(void)
+{
+	unsigned long space = 1 << 14, live_s[64], live_n[64], i, bad = 0;
+	struct sl_range_stats st;
+	struct sl_range_alloc ra;
+	unsigned long *map;
+
+	map = kcalloc(BITS_TO_LONGS(space), sizeof(long), GFP_KERNEL);
+	if (!SL_EXPECT(map))
+		return;
+	if (!SL_EXPECT(sl_range_init(&ra, 0, space, SL_RANGE_SHADOW) == 0)) {
+		kfree(map);
+		return;
+	}
+	for (i = 0; i < 64; i++)
+		live_n[i] = 0;
+	for (i = 0; i < 20000; i++) {
+		unsigned long slot = sl_test_rand() % 64, size, got;
+
+		if (live_n[slot]) {
+			bitmap_clear(map, live_s[slot], live_n[slot]);
+			bad += sl_range_free(&ra, live_s[slot], live_n[slot]) != 0;
+			live_n[slot] = 0;
+			continue;
+		}
+		size = 1 + sl_test_rand() % 32;
+		if (sl_range_alloc_cpu(&ra, size, 1, &got, GFP_KERNEL)) {
+			bad++;
+			continue;
+		}
+		bad += find_next_bit(map, got + size, got) < got + size;
+		bitmap_set(map, got, size);
+		live_s[slot] = got;
+		live_n[slot] = size;
+	}
+	for (i = 0; i < 64; i++)
+		if (live_n[i])
+			bad += sl_range_free(&ra, live_s[i], live_n[i]) != 0;
+	SL_EXPECT(bad == 0);
+	sl_range_stats(&ra, &st);
+	SL_EXPECT(st.free == space && st.ranges == 0 &&
+		  st.largest_free == space && st.fragmentation == 0);
+	SL_EXPECT(sl_range_shadow_errors(&ra) == 0);
+	SL_EXPECT(sl_check(&ra.list) == 0);
+	sl_range_destroy(&ra);
+	kfree(map);
+}
