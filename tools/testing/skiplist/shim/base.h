@@ -30,6 +30,9 @@ typedef int64_t s64;
 typedef unsigned int gfp_t;
 typedef unsigned int slab_flags_t;
 
+#define U32_MAX		((u32)~0U)
+#define U64_MAX		((u64)~0ULL)
+
 #define __rcu
 #define __init
 #define __exit
@@ -96,6 +99,8 @@ static inline bool is_power_of_2(unsigned long n)
 #define pr_warn(fmt, ...)	fprintf(stderr, fmt, ##__VA_ARGS__)
 #define pr_info(fmt, ...)	fprintf(stderr, fmt, ##__VA_ARGS__)
 #define pr_debug(fmt, ...)	do { } while (0)
+#define pr_err_ratelimited(fmt, ...)	pr_err(fmt, ##__VA_ARGS__)
+#define pr_warn_ratelimited(fmt, ...)	pr_warn(fmt, ##__VA_ARGS__)
 
 void shim_die(const char *file, int line, const char *what)
 	__attribute__((noreturn));
@@ -136,6 +141,21 @@ static inline int shim_thread_id(void)
 #define this_cpu_add(name, n) \
 	__atomic_fetch_add(&per_cpu(name, smp_processor_id()), (n), \
 			   __ATOMIC_RELAXED)
+
+/* atomic_long_t: relaxed arithmetic, as the kernel's non-returning ops. */
+typedef struct {
+	long counter;
+} atomic_long_t;
+
+#define atomic_long_read(v)	__atomic_load_n(&(v)->counter, __ATOMIC_RELAXED)
+#define atomic_long_set(v, i) \
+	__atomic_store_n(&(v)->counter, (i), __ATOMIC_RELAXED)
+#define atomic_long_add(i, v) \
+	((void)__atomic_fetch_add(&(v)->counter, (i), __ATOMIC_RELAXED))
+#define atomic_long_sub(i, v) \
+	((void)__atomic_fetch_sub(&(v)->counter, (i), __ATOMIC_RELAXED))
+#define atomic_long_inc(v)	atomic_long_add(1, (v))
+#define atomic_long_dec(v)	atomic_long_sub(1, (v))
 
 u32 get_random_u32(void);
 void shim_random_seed(u64 seed);

@@ -76,4 +76,12 @@ static inline bool rcu_read_lock_held(void)
 void shim_rcu_register(void);
 void shim_rcu_unregister(void);
 
+/*
+ * kfree_rcu(): liburcu's callbacks get only the rcu_head, not the offset
+ * the kernel encodes, so the object's address travels in a node of its
+ * own (malloc, outside the fault injection).
+ */
+void shim_kfree_rcu(const void *obj);
+#define kfree_rcu(ptr, field)	shim_kfree_rcu(ptr)
+
 #endif /* _SHIM_RCU_H */

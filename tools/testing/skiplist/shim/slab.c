@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Userspace shim: checking kmem_cache/kmalloc, see slab.h. */
 #include <pthread.h>
+#include <sched.h>
 #include "slab.h"
 #include "lock.h"
 #include "rcu.h"
@@ -88,6 +89,14 @@ void might_alloc(gfp_t gfp)
 	SHIM_ASSERT(!shim_rcu_depth,
 		    "blocking allocation inside rcu_read_lock()");
 	SHIM_ASSERT(!shim_locks_held, "blocking allocation under a spinlock");
+	SHIM_ASSERT(!shim_rwlocks_held, "blocking allocation under a rwlock");
+}
+
+void memalloc_retry_wait(gfp_t gfp)
+{
+	might_alloc(gfp);
+	if (gfpflags_allow_blocking(gfp))
+		sched_yield();
 }
 
 #if !defined(SHIM_FAST) && !defined(SHIM_ASAN)

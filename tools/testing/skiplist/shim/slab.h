@@ -51,9 +51,13 @@ void *kmalloc(size_t size, gfp_t gfp);
 void *kzalloc(size_t size, gfp_t gfp);
 void *kcalloc(size_t n, size_t size, gfp_t gfp);
 void kfree(const void *obj);
+#define kvcalloc(n, size, gfp)	kcalloc((n), (size), (gfp))
+#define kvfree(obj)		kfree(obj)
 long shim_kmalloc_live(void);
 
 void might_alloc(gfp_t gfp);
+/* Before retrying a failed allocation: yields if @gfp may block. */
+void memalloc_retry_wait(gfp_t gfp);
 
 /* Fault injection. */
 void shim_fail_nth(unsigned long nth);

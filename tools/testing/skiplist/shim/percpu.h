@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Dynamically allocated per-CPU variables: one cache line per "CPU" (the
+ * thread id modulo NR_CPUS, as smp_processor_id()), allocated with
+ * kzalloc() so that leaks and uses after free are seen like any other.
+ */
+#ifndef _SHIM_PERCPU_H
+#define _SHIM_PERCPU_H
+
+#include "base.h"
+#include "slab.h"
+
+#define __percpu
+#define SHIM_PCPU_BYTES		64
+
+static inline void *shim_alloc_percpu(size_t size)
+{
+	SHIM_ASSERT(size <= SHIM_PCPU_BYTES, "per-CPU variable too large");
+	return kzalloc(NR_CPUS * SHIM_PCPU_BYTES, GFP_KERNEL);
+}
+
+#define alloc_percpu(type)	((type *)shim_alloc_percpu(sizeof(type)))
+#define free_percpu(ptr)	kfree(ptr)
+#define per_cpu_ptr(ptr, cpu) \
+	((__typeof__(ptr))((char *)(ptr) + (cpu) * SHIM_PCPU_BYTES))
+#define raw_cpu_ptr(ptr)	per_cpu_ptr((ptr), smp_processor_id())
+#define this_cpu_ptr(ptr)	raw_cpu_ptr(ptr)
+#define raw_cpu_read(pcp)	READ_ONCE(*raw_cpu_ptr(&(pcp)))
+#define raw_cpu_write(pcp, v)	WRITE_ONCE(*raw_cpu_ptr(&(pcp)), (v))
+#define this_cpu_read(pcp)	raw_cpu_read(pcp)
+#define this_cpu_write(pcp, v)	raw_cpu_write((pcp), (v))
+
+static inline unsigned int num_possible_cpus(void)
+{
+	return NR_CPUS;
+}
+
+#endif /* _SHIM_PERCPU_H */
