@@ -36,8 +36,11 @@ struct sl_extent_info {
 /**
  * struct sl_extent_map - the map of one file
  * @list: the extents, as slots keyed by file offset
- * @lock: shared by single-extent writers, exclusive for merge and punch
+ * @lock: shared by single-extent writers, exclusive for merge and punch;
+ *        taken with bottom halves disabled
  * @seq:  written under @lock held exclusively; readers retry across it
+ *
+ * Fields are private.
  */
 struct sl_extent_map {
 	struct sl_list list;
@@ -56,8 +59,52 @@ int sl_em_lookup(struct sl_extent_map *em, u64 offset,
 		 struct sl_extent_info *out);
 int sl_em_first_overlap(struct sl_extent_map *em, u64 start, u64 len,
 			struct sl_extent_info *out);
+int sl_em_next(struct sl_extent_map *em, u64 pos, struct sl_extent_info *out);
 int sl_em_remove(struct sl_extent_map *em, u64 start);
 int sl_em_drop_range(struct sl_extent_map *em, u64 start, u64 len, gfp_t gfp);
 unsigned long sl_em_count(struct sl_extent_map *em);
+int sl_em_check(struct sl_extent_map *em);
+
+/**
+ * struct sl_em_cursor - a walk over a map, from an offset on
+ * @pos:  where the next step looks from
+ * @done: the walk passed an extent that reaches the last offset
+ *
+ * Set it up with SL_EM_CURSOR(offset) and call sl_em_walk() until it
+ * returns false.
+ */
+struct sl_em_cursor {
+	u64 pos;
+	bool done;
+};
+
+#define SL_EM_CURSOR(start)	((struct sl_em_cursor){ .pos = (start) })
+
+/**
+ * sl_em_walk() - the next extent of a walk
+ * @em:  the map
+ * @cur: the cursor, advanced past the extent returned
+ * @out: filled in with a copy of the extent
+ *
+ * Each step is one sl_em_next() call: an extent that changes between two
+ * steps may be seen in its old or its new form, and one that grew back
+ * over the cursor is seen again, but each step sees the map whole, never
+ * half of a merge or punch, and an extent that stays in the map during
+ * the walk is seen.
+ *
+ * Context: as sl_em_next().
+ * Return: true with the extent in @out; false at the end of the map.
+ */
+static inline bool sl_em_walk(struct sl_extent_map *em,
+			      struct sl_em_cursor *cur,
+			      struct sl_extent_info *out)
+{
+	if (cur->done || sl_em_next(em, cur->pos, out))
+		return false;
+	/* Wraps to 0 after an extent that reaches U64_MAX: the end. */
+	cur->pos = out->start + out->len;
+	cur->done = !cur->pos;
+	return true;
+}
 
 #endif /* _SL_EXTENT_MAP_H */
