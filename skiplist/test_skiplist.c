@@ -675,6 +675,9 @@ static void test_enomem(void)
 }
 #endif
 
+/* The extent map's tests (extent/test_extent.c); they use the above. */
+#include "../extent/test_extent.c"
+
 /* Every test, in the order they run. */
 struct sl_test_case {
 	const char *name;
@@ -695,6 +698,20 @@ static const struct sl_test_case sl_test_cases[] = {
 #ifdef SL_TEST_FAULT_INJECTION
 	/* Needs the userspace shims' deterministic failure hook. */
 	{ "enomem", test_enomem },
+#endif
+	/* The extent map: extent/test_extent.c. */
+	{ "em_add_overlap", test_em_add_overlap },
+	{ "em_add_merge", test_em_add_merge },
+	{ "em_no_merge", test_em_no_merge },
+	{ "em_merge_limits", test_em_merge_limits },
+	{ "em_bad_input", test_em_bad_input },
+	{ "em_first_overlap", test_em_first_overlap },
+	{ "em_iterate", test_em_iterate },
+	{ "em_remove", test_em_remove },
+	{ "em_drop_range", test_em_drop_range },
+	{ "em_random_model", test_em_random_model },
+#ifdef SL_TEST_FAULT_INJECTION
+	{ "em_enomem", test_em_enomem },
 #endif
 };
 
