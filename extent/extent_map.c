@@ -26,7 +26,7 @@
  *    of the list holds @em->lock, so no skiplist writer runs while a size
  *    changes, and every reader of the map validates what it read against
  *    @em->seq, so a skiplist answer computed from a size in flux is thrown
- *    away.  Sizes are written with WRITE_ONCE(), read with READ_ONCE().
+ *    away.  Sizes change through sl_resize(), which readers see whole.
  *  - Why in place: the only step of a merge or a punch that can fail is
  *    an sl_insert() whose leaf split cannot allocate.  With sizes changed
  *    in place, each operation makes at most one insert, before any change
@@ -246,7 +246,7 @@ static int sl_em_merge_locked(struct sl_extent_map *em,
 		size += next->slot.size;
 		sl_extent_free_rcu(next);
 	}
-	WRITE_ONCE(into->slot.size, size);
+	sl_resize(&em->list, &into->slot, size);
 	return into == ext ? 0 : SL_EM_ABSORBED;
 }
 
@@ -450,10 +450,10 @@ static int sl_em_cut_tail(struct sl_extent_map *em, struct sl_extent *ext,
 	tail->slot.size = key + (size - 1) - last;
 	tail->disk_start = ext->disk_start + (last + 1 - key);
 	tail->flags = ext->flags;
-	WRITE_ONCE(ext->slot.size, last + 1 - key);
+	sl_resize(&em->list, &ext->slot, last + 1 - key);
 	ret = sl_insert(&em->list, &tail->slot, gfp);
 	if (ret)
-		WRITE_ONCE(ext->slot.size, size);
+		sl_resize(&em->list, &ext->slot, size);
 	return ret;
 }
 
@@ -499,7 +499,7 @@ static int sl_em_punch(struct sl_extent_map *em, u64 start, u64 last,
 	}
 	/* @left may be @right, now cut at @last: either way it ends here. */
 	if (left)
-		WRITE_ONCE(left->slot.size, start - left->slot.key);
+		sl_resize(&em->list, &left->slot, start - left->slot.key);
 	/* What still overlaps lies inside the hole. */
 	while ((slot = sl_em_first_slot(&em->list, start, last))) {
 		if (WARN_ON_ONCE(slot->key < start ||

@@ -67,41 +67,6 @@ static void sl_leaf_merge(struct sl_list *list, struct sl_locked *held,
 }
 
 /*
- * A removed slot's gap and the one after it are now one free run, owned by
- * the next slot (or by ULONG_MAX at the end).  When both neighbours were
- * in the locked leaf the caller knew the run exactly; otherwise look them
- * up now, after a full barrier, so that of two neighbours removed at once
- * from two leaves at least one sees the other gone (gap.c).
- */
-static void sl_gap_grown(struct sl_list *list, unsigned long key)
-{
-	struct sl_slot *before, *after;
-	unsigned long start = 0, owner = ULONG_MAX, gap;
-	struct sl_iter iter;
-
-	/* The removal before the neighbours are read: see above. */
-	smp_mb();
-	sl_iter_start(&iter, list, key);
-	after = sl_iter_next(&iter);
-	if (after) {
-		owner = after->key;
-		sl_iter_prev(&iter);
-	}
-	before = sl_iter_prev(&iter);
-	if (before) {
-		if (sl_slot_last(before) == ULONG_MAX)
-			return;
-		start = sl_slot_last(before) + 1;
-	}
-	if (after)
-		gap = owner - start;
-	else
-		gap = ULONG_MAX - start + 1 ? ULONG_MAX - start + 1 : ULONG_MAX;
-	if (gap)
-		sl_gap_raise(list, owner, gap);
-}
-
-/*
  * Remove the slot starting at @key (and only if it is @expect, when that
  * is given).  Returns the slot removed, or NULL.
  */
@@ -162,7 +127,7 @@ out:
 	if (gap)
 		sl_gap_raise(list, owner, gap);
 	else if (slot)
-		sl_gap_grown(list, key);
+		sl_gap_note(list, key);
 	rcu_read_unlock();
 	return slot;
 }

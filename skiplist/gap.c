@@ -234,6 +234,47 @@ void sl_gap_absorb(struct sl_link *dead, struct sl_link *pred)
 	}
 }
 
+/**
+ * sl_gap_note() - raise the bounds over the free run at a unit
+ * @list: the list
+ * @key:  a unit that just became free: the key of a slot just removed, or
+ *        the first unit a slot just gave up
+ *
+ * The run containing @key is owned by the next slot (or by ULONG_MAX at
+ * the end).  Its neighbours are looked up after a full barrier, so that of
+ * two neighbours removed at once from two leaves at least one sees the
+ * other gone.
+ *
+ * Context: rcu_read_lock() held; no leaf lock.
+ */
+void sl_gap_note(struct sl_list *list, unsigned long key)
+{
+	struct sl_slot *before, *after;
+	unsigned long start = 0, owner = ULONG_MAX, gap;
+	struct sl_iter iter;
+
+	/* The removal before the neighbours are read: see above. */
+	smp_mb();
+	sl_iter_start(&iter, list, key);
+	after = sl_iter_next(&iter);
+	if (after) {
+		owner = after->key;
+		sl_iter_prev(&iter);
+	}
+	before = sl_iter_prev(&iter);
+	if (before) {
+		if (sl_slot_last(before) == ULONG_MAX)
+			return;
+		start = sl_slot_last(before) + 1;
+	}
+	if (after)
+		gap = owner - start;
+	else
+		gap = ULONG_MAX - start + 1 ? ULONG_MAX - start + 1 : ULONG_MAX;
+	if (gap)
+		sl_gap_raise(list, owner, gap);
+}
+
 /* End of a slot as the start of the next gap; false if it ends the space. */
 static inline bool sl_gap_after(const struct sl_slot *slot,
 				unsigned long *next)

@@ -229,6 +229,37 @@ out_unlock:
 }
 
 /**
+ * sl_resize() - change the size of a slot in the list
+ * @list: the list
+ * @slot: a slot in @list
+ * @size: the new size, at least 1; @slot->key + @size - 1 must not wrap
+ *
+ * Readers see the old size or the new one.  Growing is the caller's to make
+ * safe: the units added must be free, and no other writer may insert over
+ * them meanwhile (the extent map holds its map lock).  Shrinking frees the
+ * units given up, and the gap index learns of them.
+ *
+ * Context: Any context that may take a spinlock.
+ * Return: 0, or -EINVAL for a size of 0 or one that wraps (nothing
+ * changes).
+ */
+int sl_resize(struct sl_list *list, struct sl_slot *slot, unsigned long size)
+{
+	unsigned long old = slot->size;
+
+	if (!size || slot->key + (size - 1) < slot->key)
+		return -EINVAL;
+	WRITE_ONCE(slot->size, size);
+	if (size < old) {
+		rcu_read_lock();
+		sl_gap_note(list, slot->key + size);
+		rcu_read_unlock();
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(sl_resize);
+
+/**
  * sl_insert() - insert a slot
  * @list: the list
  * @slot: the slot, with its key and size set

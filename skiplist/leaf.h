@@ -305,6 +305,7 @@ bool sl_lock_with_prev(struct sl_locked *held, unsigned long key);
 unsigned long sl_gap_unknown(void);
 void sl_gap_raise(struct sl_list *list, unsigned long key, unsigned long gap);
 void sl_gap_absorb(struct sl_link *dead, struct sl_link *pred);
+void sl_gap_note(struct sl_list *list, unsigned long key);
 bool sl_gap_find(struct sl_list *list, unsigned long from, unsigned long room,
 		 unsigned long size, unsigned long align, unsigned long *found);
 int sl_gap_check_level(struct sl_list *list, unsigned int level);

@@ -13,7 +13,8 @@
  *    are valid until rcu_read_unlock().
  *  - Free an object only after a grace period has passed since its slot was
  *    removed (kfree_rcu()/call_rcu()), because readers may still hold it.
- *  - Not change slot->key or slot->size while the slot is in a list.
+ *  - Not change slot->key while the slot is in a list, nor slot->size
+ *    except through sl_resize().
  *  - Not call sl_destroy() while any other function may run on the list.
  *
  * Writers need no external lock: the list takes its own per-leaf spinlocks,
@@ -42,7 +43,8 @@ struct sl_slot {
 /* The last unit an extent covers; cannot overflow for a valid slot. */
 static inline unsigned long sl_slot_last(const struct sl_slot *slot)
 {
-	return slot->key + (slot->size - 1);
+	/* The size may change under sl_resize() while a reader looks. */
+	return slot->key + (READ_ONCE(slot->size) - 1);
 }
 
 struct sl_leaf;
@@ -113,6 +115,7 @@ int sl_insert_hole(struct sl_list *list, struct sl_slot *slot,
 		   unsigned long min, unsigned long max, unsigned long hint,
 		   gfp_t gfp);
 int sl_erase(struct sl_list *list, struct sl_slot *slot);
+int sl_resize(struct sl_list *list, struct sl_slot *slot, unsigned long size);
 struct sl_slot *sl_remove(struct sl_list *list, unsigned long key);
 
 struct sl_slot *sl_lookup(struct sl_list *list, unsigned long key);

@@ -673,10 +673,76 @@ static void test_enomem(void)
 	SL_EXPECT(bad == 0);
 	sl_test_destroy(&list);
 }
+
+static unsigned long sl_race_removed;
+
+/*
+ * Inside the window, free the second slot of the span being tightened (if
+ * the one after it is in the span too), so that the gap it leaves is one
+ * the recount did not see.
+ */
+static void sl_race_window(struct sl_list *list, unsigned long lo,
+			   unsigned long end, bool bounded, unsigned int level)
+{
+	unsigned long key = ((lo + 1) & ~1UL) + 2;
+	struct sl_slot *slot;
+
+	if (level != 1 || sl_race_removed != ULONG_MAX ||
+	    (bounded && key + 2 >= end))
+		return;
+	slot = sl_remove(list, key);
+	if (slot) {
+		sl_race_removed = key;
+		sl_test_item_free(sl_test_item_of(slot));
+	}
+}
+
+/*
+ * A free that raises a bound while a search is tightening it must win:
+ * afterwards the bound still covers the new gap and the gap is found.
+ * Slots of one unit sit at every even key, so every gap is one unit and a
+ * search for two units looks through, and tightens, every span.
+ */
+static void test_gap_race(void)
+{
+	unsigned long n = 2000, i, bad = 0;
+	struct sl_test_item *item;
+	struct sl_list list;
+	int ret;
+
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	for (i = 0; i < n; i++)
+		bad += sl_test_insert(&list, 2 * i, 1) != 0;
+	SL_EXPECT(bad == 0);
+	item = sl_test_item_new(0, 0);
+	if (!SL_EXPECT(item)) {
+		sl_test_destroy(&list);
+		return;
+	}
+	sl_race_removed = ULONG_MAX;
+	sl_gap_tighten_window = sl_race_window;
+	ret = sl_insert_hole(&list, &item->slot, 2, 1, 0, 2 * n, 0, GFP_KERNEL);
+	sl_gap_tighten_window = NULL;
+	SL_EXPECT(sl_race_removed != ULONG_MAX);
+	/* The new gap lay behind the search: it may miss it this once. */
+	if (ret == -ENOSPC)
+		ret = sl_insert_hole(&list, &item->slot, 2, 1, 0, 2 * n, 0,
+				     GFP_KERNEL);
+	SL_EXPECT(ret == 0);
+	if (ret)
+		kfree(item);
+	else
+		SL_EXPECT(item->slot.key == sl_race_removed - 1);
+	SL_EXPECT(sl_check(&list) == 0);
+	sl_test_destroy(&list);
+}
 #endif
 
 /* The extent map's tests (extent/test_extent.c); they use the above. */
 #include "../extent/test_extent.c"
+/* The range allocator's (extent/test_range.c). */
+#include "../extent/test_range.c"
 
 /* Every test, in the order they run. */
 struct sl_test_case {
@@ -698,6 +764,7 @@ static const struct sl_test_case sl_test_cases[] = {
 #ifdef SL_TEST_FAULT_INJECTION
 	/* Needs the userspace shims' deterministic failure hook. */
 	{ "enomem", test_enomem },
+	{ "gap_race", test_gap_race },
 #endif
 	/* The extent map: extent/test_extent.c. */
 	{ "em_add_overlap", test_em_add_overlap },
@@ -713,6 +780,10 @@ static const struct sl_test_case sl_test_cases[] = {
 #ifdef SL_TEST_FAULT_INJECTION
 	{ "em_enomem", test_em_enomem },
 #endif
+	/* The range allocator: extent/test_range.c. */
+	{ "range_basic", test_range_basic },
+	{ "range_fragmented", test_range_fragmented },
+	{ "range_churn", test_range_churn },
 };
 
 #ifndef SL_TEST_KUNIT
