@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The index workloads.  An index is preloaded with n extents
+ * [i * 16, i * 16 + 8), inserted in a random order (timed: the "fill"
+ * result), and then every workload runs on it with each thread count:
+ *
+ *  lookup   the extent holding a random unit of a random extent (the
+ *           XArray, which knows only first keys, looks up the first key)
+ *  overlap  the first extent overlapping a random 64-unit window
+ *  range16  16 extents in order, from a random extent's first key
+ *  scan     full ordered scans; ops are extents visited
+ *  mix50    half lookups as above, half updates: erase a random extent the
+ *           thread owns and insert it again
+ *  insdel   insert or delete (whichever applies) a random "extra" extent
+ *           the thread owns; extras fill the holes [i * 16 + 8, +8)
+ *
+ * Items are split between threads (item i belongs to thread i % threads)
+ * so that writers never race for one item and each knows whether its items
+ * are in the index.  The read-only workloads check every answer; any wrong
+ * answer is an error in the result line.  They run first, in the order
+ * above, and insdel last, since the extras it leaves in the index would
+ * change their answers.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/err.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include "bench.h"
+
+/* Operations between two looks at the stop flag and the scheduler. */
+#define BENCH_BATCH	64
+#define BENCH_WINDOW	64	/* units in an overlap window */
+#define BENCH_RANGE_LEN	16	/* extents per range16 operation */
+
+struct bench_index_ctx {
+	const struct bench_index_ops *ops;
+	struct bench_index *bi;
+	struct bench_item *items;	/* [0, n) preloaded, [n, 2n) extras */
+	unsigned long n;
+};
+
+static unsigned long bench_key(unsigned long i)
+{
+	return i << BENCH_KEY_SHIFT;
+}
+
+/* A random preloaded key and the extent that holds it. */
+static unsigned long bench_rand_key(struct bench_index_ctx *x,
+				    struct bench_thread *t, unsigned long *i)
+{
+	u64 r = bench_rand(&t->rng);
+
+	*i = (unsigned long)(((r >> 32) * x->n) >> 32);
+	if (x->ops->exact_keys)
+		return bench_key(*i);
+	return bench_key(*i) + (r & (BENCH_ITEM_SIZE - 1));
+}
+
+/* A random item of [0, n) that thread t owns. */
+static unsigned long bench_rand_own(struct bench_index_ctx *x,
+				    struct bench_thread *t)
+{
+	unsigned int nt = t->cell->threads;
+	unsigned long owned = (x->n - t->id + nt - 1) / nt;
+
+	return bench_rand_below(&t->rng, owned) * nt + t->id;
+}
+
+static void bench_w_lookup(struct bench_thread *t)
+{
+	struct bench_index_ctx *x = t->cell->arg;
+	unsigned long i, key, found;
+	unsigned int b;
+	u64 t0;
+
+	t0 = ktime_get_ns();
+	while (!bench_stop(t)) {
+		for (b = 0; b < BENCH_BATCH; b++) {
+			key = bench_rand_key(x, t, &i);
+			if (!x->ops->lookup(x->bi, key, &found) ||
+			    found != bench_key(i))
+				t->errors++;
+		}
+		t->ops += BENCH_BATCH;
+		cond_resched();
+	}
+	t->ns = ktime_get_ns() - t0;
+}
+
+static void bench_w_overlap(struct bench_thread *t)
+{
+	struct bench_index_ctx *x = t->cell->arg;
+	unsigned long start, want, found, span = bench_key(x->n);
+	unsigned int b;
+	bool hit;
+	u64 t0;
+
+	t0 = ktime_get_ns();
+	while (!bench_stop(t)) {
+		for (b = 0; b < BENCH_BATCH; b++) {
+			start = bench_rand_below(&t->rng, span);
+			/* The extent holding start, else the next one. */
+			want = start >> BENCH_KEY_SHIFT;
+			if ((start & ((1UL << BENCH_KEY_SHIFT) - 1)) >= BENCH_ITEM_SIZE)
+				want++;
+			hit = x->ops->first_overlap(x->bi, start,
+						    start + BENCH_WINDOW, &found);
+			if (want < x->n ? !hit || found != bench_key(want) : hit)
+				t->errors++;
+		}
+		t->ops += BENCH_BATCH;
+		cond_resched();
+	}
+	t->ns = ktime_get_ns() - t0;
+}
+
+static void bench_w_range(struct bench_thread *t)
+{
+	struct bench_index_ctx *x = t->cell->arg;
+	unsigned long i, seen;
+	unsigned int b;
+	u64 t0;
+
+	t0 = ktime_get_ns();
+	while (!bench_stop(t)) {
+		for (b = 0; b < BENCH_BATCH; b++) {
+			i = bench_rand_below(&t->rng, x->n);
+			seen = x->ops->iterate(x->bi, bench_key(i),
+					       BENCH_RANGE_LEN);
+			if (seen != min_t(unsigned long, BENCH_RANGE_LEN, x->n - i))
+				t->errors++;
+		}
+		t->ops += BENCH_BATCH;
+		cond_resched();
+	}
+	t->ns = ktime_get_ns() - t0;
+}
+
+static void bench_w_scan(struct bench_thread *t)
+{
+	struct bench_index_ctx *x = t->cell->arg;
+	unsigned long seen;
+	u64 t0;
+
+	t0 = ktime_get_ns();
+	while (!bench_stop(t)) {
+		seen = x->ops->iterate(x->bi, 0, ULONG_MAX);
+		if (seen != x->n)
+			t->errors++;
+		t->ops += seen;
+		cond_resched();
+	}
+	t->ns = ktime_get_ns() - t0;
+}
+
+static void bench_w_mix50(struct bench_thread *t)
+{
+	struct bench_index_ctx *x = t->cell->arg;
+	unsigned long i, key, found;
+	struct bench_item *item;
+	unsigned int b;
+	u64 t0;
+
+	t0 = ktime_get_ns();
+	while (!bench_stop(t)) {
+		for (b = 0; b < BENCH_BATCH; b++) {
+			if (bench_rand(&t->rng) & (1ULL << 40)) {
+				key = bench_rand_key(x, t, &i);
+				/* Another thread may be updating it. */
+				if (!x->ops->lookup(x->bi, key, &found))
+					t->misses++;
+				else if (found != bench_key(i))
+					t->errors++;
+				continue;
+			}
+			item = &x->items[bench_rand_own(x, t)];
+			if (x->ops->remove(x->bi, item) ||
+			    x->ops->insert(x->bi, item))
+				t->errors++;
+		}
+		t->ops += BENCH_BATCH;
+		cond_resched();
+	}
+	t->ns = ktime_get_ns() - t0;
+}
+
+static void bench_w_insdel(struct bench_thread *t)
+{
+	struct bench_index_ctx *x = t->cell->arg;
+	struct bench_item *item;
+	unsigned int b;
+	u64 t0;
+
+	t0 = ktime_get_ns();
+	while (!bench_stop(t)) {
+		for (b = 0; b < BENCH_BATCH; b++) {
+			item = &x->items[x->n + bench_rand_own(x, t)];
+			if (item->present) {
+				if (x->ops->remove(x->bi, item))
+					t->errors++;
+				else
+					item->present = false;
+			} else {
+				if (x->ops->insert(x->bi, item))
+					t->errors++;
+				else
+					item->present = true;
+			}
+		}
+		t->ops += BENCH_BATCH;
+		cond_resched();
+	}
+	t->ns = ktime_get_ns() - t0;
+}
+
+static void (*const bench_index_body[BENCH_W_NR])(struct bench_thread *t) = {
+	[BENCH_W_LOOKUP] = bench_w_lookup,
+	[BENCH_W_OVERLAP] = bench_w_overlap,
+	[BENCH_W_RANGE] = bench_w_range,
+	[BENCH_W_SCAN] = bench_w_scan,
+	[BENCH_W_MIX50] = bench_w_mix50,
+	[BENCH_W_INSDEL] = bench_w_insdel,
+};
+
+/* Preload in a random order, the same for every index; timed. */
+static int bench_fill(struct bench_index_ctx *x, u64 seed, u64 *ns)
+{
+	unsigned long k, j, n = x->n;
+	u64 rng = seed * 0x9e3779b97f4a7c15ULL + 1, t0;
+	u32 *perm, tmp;
+	int ret = 0;
+
+	perm = kvmalloc_array(n, sizeof(*perm), GFP_KERNEL);
+	if (!perm)
+		return -ENOMEM;
+	for (k = 0; k < n; k++)
+		perm[k] = k;
+	for (k = n - 1; k > 0; k--) {
+		j = bench_rand_below(&rng, k + 1);
+		tmp = perm[k];
+		perm[k] = perm[j];
+		perm[j] = tmp;
+	}
+	t0 = ktime_get_ns();
+	for (k = 0; k < n; k++) {
+		struct bench_item *item = &x->items[perm[k]];
+
+		ret = x->ops->insert(x->bi, item);
+		if (ret) {
+			pr_err("%s: preload insert of %lu failed: %d\n",
+			       x->ops->name, item->slot.key, ret);
+			break;
+		}
+		item->present = true;
+		if (!(k % 1024))
+			cond_resched();
+	}
+	*ns = ktime_get_ns() - t0;
+	kvfree(perm);
+	return ret;
+}
+
+/**
+ * bench_index_run() - every selected index workload on one index
+ * @cfg:       thread counts, cell time, seed
+ * @ops:       the index
+ * @items:     extents to preload
+ * @workloads: mask of the workloads to run (those the index lacks are
+ *             skipped)
+ *
+ * Context: Process context; sleeps.
+ * Return: 0, or -errno if the index could not be built or a cell not run.
+ */
+int bench_index_run(const struct bench_config *cfg,
+		    const struct bench_index_ops *ops, unsigned long items,
+		    unsigned int workloads)
+{
+	struct bench_index_ctx x = { .ops = ops, .n = items };
+	struct bench_cell *cell;
+	struct bench_sum sum;
+	unsigned int w, k;
+	unsigned long i;
+	u64 ns;
+	int ret;
+
+	x.items = kvcalloc(2 * items, sizeof(*x.items), GFP_KERNEL);
+	cell = kzalloc(sizeof(*cell), GFP_KERNEL);
+	if (!x.items || !cell) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < 2 * items; i++) {
+		struct bench_item *item = &x.items[i];
+
+		item->slot.key = i < items ? bench_key(i) :
+			bench_key(i - items) + BENCH_ITEM_SIZE;
+		item->slot.size = BENCH_ITEM_SIZE;
+		RB_CLEAR_NODE(&item->rb);
+	}
+	x.bi = ops->init();
+	if (IS_ERR(x.bi)) {
+		ret = PTR_ERR(x.bi);
+		pr_err("%s: init failed: %d\n", ops->name, ret);
+		goto out;
+	}
+	ret = bench_fill(&x, cfg->seed, &ns);
+	if (ret)
+		goto out_destroy;
+	memset(&sum, 0, sizeof(sum));
+	sum.threads = 1;
+	sum.ops = items;
+	sum.ns = ns;
+	sum.rounds = 1;
+	sum.rate_min = bench_sum_rate(&sum);
+	sum.rate_max = sum.rate_min;
+	bench_result("fill", ops->name, items, &sum, NULL);
+
+	for (w = 0; w < BENCH_W_NR; w++) {
+		if (!(workloads & ops->workloads & BIT(w)) ||
+		    !bench_index_body[w])
+			continue;
+		for (k = 0; k < cfg->nr_threads; k++) {
+			cell->body = bench_index_body[w];
+			cell->arg = &x;
+			cell->threads = cfg->threads[k];
+			ret = bench_cell_measure(cell, cfg, cfg->seed + w * 131 + k,
+						 &sum);
+			if (ret)
+				goto out_destroy;
+			bench_result(bench_workload_names[w], ops->name, items,
+				     &sum, NULL);
+		}
+	}
+out_destroy:
+	ops->destroy(x.bi);
+out:
+	kfree(cell);
+	kvfree(x.items);
+	return ret;
+}
