@@ -18,6 +18,10 @@
 #   make demo        build, run the tests briefly, run a short benchmark and
 #                    print its table
 #   make bench-user  the full userspace benchmark; results in build/bench/
+#   make bench-kernel
+#                    the in-kernel benchmark (sl_bench.ko) in a 6.1 VM:
+#                    indexes and range allocators against the kernel's
+#                    own; results in build/bench/kernel.{md,json,png}
 #   make help        this text
 
 TOP := $(CURDIR)
@@ -37,7 +41,7 @@ KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h extent/*.[ch] \
 .PHONY: all modules setup check check-user check-kernel check-vm check-debug \
 	debug-run check-debug-checkers debug-modules lint mutants \
 	demo bench-build bench-smoke bench-user bench-user-quick bench-leaf-sweep \
-	clean help
+	bench-kernel clean help
 
 all: modules
 
@@ -213,6 +217,26 @@ bench-user: setup bench-build
 	$(PY) tools/bench/user/report.py $(BENCH_DIR) $(REPORT_ARGS)
 	$(PY) tools/bench/user/plot_user.py $(BENCH_DIR)/user.json -o $(BENCH_DIR)/user.png
 	@cat $(BENCH_DIR)/user.md
+
+# In-kernel benchmark: sl_bench.ko runs every index and allocator workload
+# in Debian's 6.1 kernel in a VM (tools/bench/kernel/README), with slab
+# debugging off, since it would weigh on every allocation.  About 5 minutes
+# under software emulation.  BENCH_KERNEL_ARGS go to sl_bench.ko (e.g.
+# cell_ms=200 threads=1,2); BENCH_KERNEL_ITEMS are the item counts.
+BENCH_KERNEL_ARGS ?=
+BENCH_KERNEL_ITEMS ?= 1024,65536,1048576
+bench-kernel: setup
+	$(MAKE) modules
+	rm -rf $(BENCH_DIR)/kernel-vm
+	mkdir -p $(BENCH_DIR)/kernel-vm
+	start=$$(date +%s); \
+	$(TOP)/tools/vm/vm-run --kernel 6.1 --timeout 2400 --append "slub_debug=-" \
+		--out $(BENCH_DIR)/kernel-vm -- \
+		SL_BENCH_ITEMS=$(BENCH_KERNEL_ITEMS) tools/bench/kernel/guest-bench-kernel.sh \
+		$(BENCH_DIR)/kernel-vm $(BENCH_KERNEL_ARGS) && \
+	$(PY) tools/bench/kernel/report.py $(BENCH_DIR)/kernel-vm/results.txt \
+		--out $(BENCH_DIR) --wall-seconds $$(($$(date +%s) - start))
+	@cat $(BENCH_DIR)/kernel.md
 
 # Keys per leaf, chosen by measurement: the benchmark and the memory figures
 # for each size in SWEEP_KEYS, side by side (build/bench/leaf-sweep.md).
