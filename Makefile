@@ -121,6 +121,7 @@ bench-smoke: bench-build
 FUZZ_IOCTLS ?= 100000
 check-vm: check-kernel
 	$(MAKE) -C selftests/skiplist
+	$(MAKE) -C selftests/extent
 	$(MAKE) -C tools/slctl
 	$(TOP)/tools/vm/test-scan.sh
 	$(TOP)/tools/vm/vm-run --kernel 6.1 -- \
@@ -136,6 +137,7 @@ check-vm: check-kernel
 DEBUG_VARIANTS ?= a b
 check-debug: setup
 	$(MAKE) -C selftests/skiplist
+	$(MAKE) -C selftests/extent
 	$(MAKE) -C tools/slctl
 	@for v in $(DEBUG_VARIANTS); do \
 		kdir=$$($(TOP)/tools/debug-kernel/build.sh $$v | tail -1) || exit 1; \
@@ -160,6 +162,7 @@ debug-run:
 # kernels catch each break (not part of make check: a VM boot per break).
 check-debug-checkers: setup
 	$(MAKE) -C selftests/skiplist
+	$(MAKE) -C selftests/extent
 	$(PY) $(TOP)/tools/debug-kernel/prove-checkers.py
 
 # From clean, so that the log the warning check reads is never empty.

@@ -10,6 +10,7 @@
 # leak.
 variant=${1:-a}
 kmod=build/kmod-$(uname -r)/skiplist
+ekmod=build/kmod-$(uname -r)/extent
 tests=build/selftests
 kml=/sys/kernel/debug/kmemleak
 status=0
@@ -47,8 +48,9 @@ took() {
 # test_skiplist.ko: the same tests, and twice the time would be spent.
 if [ -f "$kmod/skiplist_kunit.ko" ]; then
 	echo "guest: KUnit suite skiplist"
-	insmod "$kmod/skiplist.ko" && insmod "$kmod/skiplist_kunit.ko" ||
-		fail "loading the KUnit suite"
+	# sl_extent.ko first: the suite tests the extent map and allocator too.
+	insmod "$kmod/skiplist.ko" && insmod "$ekmod/sl_extent.ko" &&
+		insmod "$kmod/skiplist_kunit.ko" || fail "loading the KUnit suite"
 	results=/sys/kernel/debug/kunit/skiplist/results
 	if [ -r $results ]; then
 		cat $results
@@ -57,7 +59,8 @@ if [ -f "$kmod/skiplist_kunit.ko" ]; then
 	else
 		fail "no KUnit results in $results"
 	fi
-	rmmod skiplist_kunit && rmmod skiplist || fail "unloading the KUnit suite"
+	rmmod skiplist_kunit && rmmod sl_extent && rmmod skiplist ||
+		fail "unloading the KUnit suite"
 	leaks "after the KUnit suite and unload"
 else
 	fail "$kmod/skiplist_kunit.ko missing (a debug kernel has KUnit)"

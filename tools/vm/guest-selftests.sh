@@ -2,15 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0
 # Runs in the guest (tools/vm/vm-run): the whole kernel-side suite on the
 # running kernel.
-#  1. skiplist.ko, then test_skiplist.ko: its tests run at load.
-#  2. skiplist_dev.ko and the kselftests of /dev/skiplist (TAP output).
-#  3. Life cycle: fill an index through slctl and close it; rmmod refused
-#     while a descriptor is open; unload, reload, unload; the per-height
-#     slab caches must be gone afterwards.
-# SL_STRESS_SECONDS and SL_FUZZ_IOCTLS pass through to the selftests;
-# SL_LOAD_TESTS=no leaves test_skiplist.ko out (the debug kernels run its
-# tests as a KUnit suite instead).
+#  1. skiplist.ko and sl_extent.ko (the extent map and range allocator),
+#     then test_skiplist.ko: its tests, which use both, run at load.
+#  2. skiplist_dev.ko and the kselftests of /dev/skiplist; sl_extent_dev.ko
+#     and the kselftests of /dev/sl_extent (TAP output).
+#  3. Life cycle: fill an index through slctl and close it; rmmod of either
+#     device module refused while its device is open; unload, reload,
+#     unload; the per-height slab caches and the extent cache must be gone
+#     afterwards.
+# SL_STRESS_SECONDS, SL_FUZZ_IOCTLS and SX_THREADS pass through to the
+# selftests; SL_LOAD_TESTS=no leaves test_skiplist.ko out (the debug
+# kernels run its tests as a KUnit suite instead).
 kmod=build/kmod-$(uname -r)/skiplist
+ekmod=build/kmod-$(uname -r)/extent
 tests=build/selftests
 slctl=build/tools/slctl
 status=0
@@ -20,11 +24,14 @@ fail() {
 	status=1
 }
 
-for f in skiplist.ko test_skiplist.ko skiplist_dev.ko; do
-	[ -f "$kmod/$f" ] || { echo "guest: $kmod/$f missing: run 'make check-vm'"; exit 1; }
+for f in $kmod/skiplist.ko $kmod/test_skiplist.ko $kmod/skiplist_dev.ko \
+	 $ekmod/sl_extent.ko $ekmod/sl_extent_dev.ko; do
+	[ -f "$f" ] || { echo "guest: $f missing: run 'make check-vm'"; exit 1; }
 done
 
+# sl_extent.ko before test_skiplist.ko, whose tests use it.
 insmod "$kmod/skiplist.ko" || exit 1
+insmod "$ekmod/sl_extent.ko" || exit 1
 if [ "${SL_LOAD_TESTS:-yes}" = no ]; then
 	echo "guest: test_skiplist.ko not loaded (SL_LOAD_TESTS=no: its tests run as KUnit)"
 elif insmod "$kmod/test_skiplist.ko"; then
@@ -39,6 +46,13 @@ insmod "$kmod/skiplist_dev.ko" || exit 1
 for t in ioctl_test badinput_test concurrency_test fuzz_test; do
 	echo "guest: running $t"
 	"$tests/$t" || fail "$t"
+done
+
+insmod "$ekmod/sl_extent_dev.ko" || exit 1
+for t in em_ioctl_test ra_ioctl_test extent_badinput_test \
+	 ra_concurrency_test em_concurrency_test extent_fuzz_test; do
+	echo "guest: running extent/$t"
+	"$tests/extent/$t" || fail "extent/$t"
 done
 
 # Life cycle.
@@ -57,9 +71,22 @@ insmod "$kmod/skiplist_dev.ko" || fail "reload"
 printf 'insert 1 1 1\nlookup 1\n' | "$slctl" batch > /dev/null ||
 	fail "slctl after reload"
 rmmod skiplist_dev || fail "second rmmod"
+exec 4<>/dev/sl_extent
+if rmmod sl_extent_dev 2>/dev/null; then
+	fail "rmmod succeeded with /dev/sl_extent open"
+fi
+if rmmod sl_extent 2>/dev/null; then
+	fail "rmmod sl_extent succeeded under sl_extent_dev"
+fi
+exec 4>&-
+rmmod sl_extent_dev || fail "rmmod sl_extent_dev after the last close"
+insmod "$ekmod/sl_extent_dev.ko" || fail "reload of sl_extent_dev"
+[ -c /dev/sl_extent ] || fail "/dev/sl_extent missing after reload"
+rmmod sl_extent_dev || fail "second rmmod of sl_extent_dev"
+rmmod sl_extent || fail "rmmod sl_extent"
 rmmod skiplist || fail "rmmod skiplist"
-if grep -q '^skiplist_leaf' /proc/slabinfo; then
-	fail "skiplist slab caches survived rmmod"
+if grep -qE '^(skiplist_leaf|sl_extent )' /proc/slabinfo; then
+	fail "skiplist or extent slab caches survived rmmod"
 fi
 [ $status -eq 0 ] && echo "guest: kernel suite passed on $(uname -r)"
 exit $status
