@@ -263,13 +263,18 @@ EXPORT_SYMBOL_GPL(sl_range_alloc);
 int sl_range_alloc_cpu(struct sl_range_alloc *ra, unsigned long size,
 		       unsigned long align, unsigned long *out, gfp_t gfp)
 {
-	unsigned long __percpu *hint = ra->hint;
+	/*
+	 * A task moved to another CPU meanwhile may still write this one's
+	 * hint while its new owner reads it: marked accesses, a lost update
+	 * is harmless.
+	 */
+	unsigned long *hint = raw_cpu_ptr(ra->hint);
 	int ret;
 
 	ret = sl_range_alloc(ra, size, align, ra->start, ra->end,
-			     raw_cpu_read(*hint), out, gfp);
+			     READ_ONCE(*hint), out, gfp);
 	if (!ret)
-		raw_cpu_write(*hint, *out + size);
+		WRITE_ONCE(*hint, *out + size);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(sl_range_alloc_cpu);
