@@ -63,7 +63,9 @@ pass() {
 }
 
 begin=$(date +%s)
-echo "guest: $(uname -r), $(nproc) vCPUs, $(awk '/MemTotal/ { print int($2 / 1024) " MiB" }' /proc/meminfo)"
+slab_debug=off
+[ "$(cat /sys/kernel/slab/kmalloc-64/sanity_checks 2>/dev/null)" = 1 ] && slab_debug=on
+echo "guest: $(uname -r), $(nproc) vCPUs, $(awk '/MemTotal/ { print int($2 / 1024) " MiB" }' /proc/meminfo), slab debugging $slab_debug"
 for n in $items; do
 	pass items="$n" workloads=$index_work "$@"
 done
