@@ -441,9 +441,13 @@ static unsigned long sl_gap_count_links(struct sl_leaf *owner,
 		/* Acquire: the next link is read after this bound. */
 		unsigned long word = smp_load_acquire(&link->gap);
 
-		/* A sealed link's span went to its predecessor, seen here. */
-		if (word != SL_GAP_SEALED)
-			largest = max(largest, sl_gap_bound(word));
+		/*
+		 * A sealed link's span went to its predecessor, which may have
+		 * been read here before it took the span over: give up.
+		 */
+		if (word == SL_GAP_SEALED)
+			return SL_GAP_MAX;
+		largest = max(largest, sl_gap_bound(word));
 		leaf = rcu_dereference(link->next);
 	}
 	return largest;
@@ -536,7 +540,12 @@ static bool sl_gap_search(struct sl_list *list, struct sl_gap_req *req)
 		f->next = next;
 		/* The word first: it shares the line, next->lo is a miss. */
 		word = smp_load_acquire(&link->gap);
-		if (word == SL_GAP_SEALED || !sl_gap_may_fit(word, req->size))
+		/*
+		 * A sealed link was unlinked after this walk passed its
+		 * predecessor, whose bound was read without its span: look
+		 * through it, its links still lead on.
+		 */
+		if (word != SL_GAP_SEALED && !sl_gap_may_fit(word, req->size))
 			goto right;
 		/* Every key the span owns is below req->from. */
 		if (next && next->lo <= req->from)

@@ -77,7 +77,9 @@ struct sl_link {
  * @seq:    readers snapshot the leaf between two reads of it.
  * @lock:   serialises writers of this leaf (rules in locking.c).
  * @prev:   level 0 back pointer; a hint that writers and backward
- *          iteration confirm through prev->next.
+ *          iteration confirm through prev->next.  Never followed from a
+ *          dead leaf: it froze at death and may name a leaf freed since
+ *          (sl_left_of_dead()).
  * @next:   level 0 forward pointer.
  * @keys:   start keys of the slots, sorted.
  * @rcu:    for freeing after a grace period.  It shares space with @keys,
@@ -292,6 +294,7 @@ int sl_insert_slot(struct sl_list *list, struct sl_slot *slot, gfp_t gfp);
 /* search.c */
 struct sl_leaf *sl_descend(struct sl_list *list, unsigned long key,
 			   unsigned int *loads);
+struct sl_leaf *sl_left_of_dead(struct sl_list *list, struct sl_leaf *dead);
 
 void sl_iter_start_near(struct sl_iter *iter, struct sl_list *list,
 			unsigned long pos, struct sl_leaf *near);

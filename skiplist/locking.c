@@ -44,17 +44,22 @@ struct sl_leaf *sl_lock_covering(struct sl_list *list, unsigned long key,
 				 struct sl_locked *held)
 {
 	struct sl_leaf *leaf = sl_writer_guess(list, key), *next;
+	bool dead;
 
 	for (;;) {
 		sl_lock_leaf(held, leaf);
-		if (leaf->dead || key < leaf->lo)
+		dead = leaf->dead;
+		/* A dead leaf's back pointer may be stale: see search.c. */
+		if (dead)
+			next = leaf;
+		else if (key < leaf->lo)
 			next = rcu_dereference(leaf->prev);
 		else if (key > leaf->hi)
 			next = sl_next_locked(leaf, 0);
 		else
 			return leaf;
 		sl_unlock_all(held);
-		leaf = next;
+		leaf = dead ? sl_left_of_dead(list, next) : next;
 	}
 }
 

@@ -147,14 +147,42 @@ static enum sl_fence sl_snapshot_fence(const struct sl_leaf *leaf, int nr,
 }
 
 /*
- * Move a search off a leaf that cannot answer it: a dead leaf hands its
- * range to the leaf before it, whose back pointer froze when it died.
+ * Move a search off a live leaf that cannot answer it.  A live leaf's
+ * neighbours are live, or died after it was read and outlive this read-side
+ * section.
  */
 static struct sl_leaf *sl_step(struct sl_leaf *leaf, enum sl_fence dir)
 {
 	if (dir == SL_GO_RIGHT)
 		return rcu_dereference(leaf->next);
 	return rcu_dereference(leaf->prev);
+}
+
+/**
+ * sl_left_of_dead() - a leaf left of a dead one, to search on from
+ * @list: the list
+ * @dead: a dead leaf, still reachable through a tower
+ *
+ * A dead leaf's keys went to the leaf before it, but its back pointer froze
+ * when it died and may name a leaf that has died and been freed since (the
+ * dead leaf stays reachable until its own tower is unlinked).  So it is
+ * never followed: a fresh descent to the last key below the dead leaf
+ * reaches only leaves reachable now, and ends strictly left of it; another
+ * dead leaf met there is passed the same way, and the head never dies.
+ *
+ * Context: rcu_read_lock() held.
+ * Return: a live leaf whose lower fence is below @dead's.
+ */
+struct sl_leaf *sl_left_of_dead(struct sl_list *list, struct sl_leaf *dead)
+{
+	struct sl_leaf *leaf = dead;
+	unsigned int loads = 0;
+
+	do {
+		leaf = sl_descend(list, leaf->lo - 1, &loads);
+	} while (READ_ONCE(leaf->dead));
+	sl_count_flush(loads);
+	return leaf;
 }
 
 /*
@@ -176,8 +204,9 @@ struct sl_pos {
  * from the descent) and moving left or right by the fences until the
  * snapshot proves it covers @key.
  */
-static void sl_locate(struct sl_pos *pos, struct sl_leaf *leaf,
-		      unsigned long key, unsigned int *loads)
+static void sl_locate(struct sl_list *list, struct sl_pos *pos,
+		      struct sl_leaf *leaf, unsigned long key,
+		      unsigned int *loads)
 {
 	for (;;) {
 		unsigned int seq = read_seqcount_begin(&leaf->seq);
@@ -185,7 +214,7 @@ static void sl_locate(struct sl_pos *pos, struct sl_leaf *leaf,
 		struct sl_leaf *next;
 
 		if (READ_ONCE(leaf->dead)) {
-			leaf = sl_step(leaf, SL_GO_LEFT);
+			leaf = sl_left_of_dead(list, leaf);
 			continue;
 		}
 		pos->nr = sl_snapshot_nr(leaf);
@@ -251,7 +280,7 @@ struct sl_slot *sl_lookup(struct sl_list *list, unsigned long key)
 
 	leaf = sl_descend(list, key, &loads);
 	for (;;) {
-		sl_locate(&pos, leaf, key, &loads);
+		sl_locate(list, &pos, leaf, key, &loads);
 		leaf = pos.leaf;
 		if (pos.idx >= 0) {
 			start = READ_ONCE(leaf->keys[pos.idx]);
@@ -322,7 +351,7 @@ struct sl_slot *sl_first_overlap(struct sl_list *list, unsigned long start,
 		return NULL;
 	leaf = sl_descend(list, start, &loads);
 	for (;;) {
-		sl_locate(&pos, leaf, start, &loads);
+		sl_locate(list, &pos, leaf, start, &loads);
 		leaf = pos.leaf;
 		if (pos.idx >= 0) {
 			floor_key = READ_ONCE(leaf->keys[pos.idx]);
@@ -366,7 +395,7 @@ static void sl_iter_seek_from(struct sl_iter *iter, struct sl_leaf *leaf,
 	struct sl_pos pos;
 
 	do {
-		sl_locate(&pos, leaf, key, &loads);
+		sl_locate(iter->list, &pos, leaf, key, &loads);
 		leaf = pos.leaf;
 		iter->leaf = leaf;
 		iter->seq = pos.seq;

@@ -99,8 +99,14 @@ static inline bool is_power_of_2(unsigned long n)
 #define pr_warn(fmt, ...)	fprintf(stderr, fmt, ##__VA_ARGS__)
 #define pr_info(fmt, ...)	fprintf(stderr, fmt, ##__VA_ARGS__)
 #define pr_debug(fmt, ...)	do { } while (0)
-#define pr_err_ratelimited(fmt, ...)	pr_err(fmt, ##__VA_ARGS__)
-#define pr_warn_ratelimited(fmt, ...)	pr_warn(fmt, ##__VA_ARGS__)
+/* Like the kernel's default burst: the first 10 from each call site. */
+#define shim_ratelimited(print, fmt, ...) ({				\
+	static int __shim_printed;					\
+	if (__atomic_fetch_add(&__shim_printed, 1, __ATOMIC_RELAXED) < 10) \
+		print(fmt, ##__VA_ARGS__);				\
+})
+#define pr_err_ratelimited(fmt, ...)	shim_ratelimited(pr_err, fmt, ##__VA_ARGS__)
+#define pr_warn_ratelimited(fmt, ...)	shim_ratelimited(pr_warn, fmt, ##__VA_ARGS__)
 
 void shim_die(const char *file, int line, const char *what)
 	__attribute__((noreturn));
