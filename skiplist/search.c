@@ -296,7 +296,7 @@ struct sl_slot *sl_lookup(struct sl_list *list, unsigned long key)
 	 * The snapshot held: @slot was in the list and its extent is stable.
 	 * A slot starting at @key contains it without a look at its size.
 	 */
-	if (slot && (pos.exact || key - start < slot->size))
+	if (slot && (pos.exact || key - start < READ_ONCE(slot->size)))
 		return slot;
 	return NULL;
 }
@@ -375,7 +375,7 @@ struct sl_slot *sl_first_overlap(struct sl_list *list, unsigned long start,
 			break;
 	}
 	sl_count_flush(loads);
-	if (floor && start - floor_key < floor->size)
+	if (floor && start - floor_key < READ_ONCE(floor->size))
 		return floor;
 	if (succ && succ_key < end)
 		return succ;
