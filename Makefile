@@ -225,11 +225,14 @@ bench-user: setup bench-build
 # in Debian's 6.1 kernel in a VM (tools/bench/kernel/README), with slab
 # debugging off, since it would weigh on every allocation.  About 5 minutes
 # under software emulation.  BENCH_KERNEL_ARGS go to sl_bench.ko (e.g.
-# cell_ms=200 threads=1,2); BENCH_KERNEL_ITEMS are the item counts.
+# cell_ms=200 threads=1,2); BENCH_KERNEL_ITEMS are the item counts.  The
+# modules are built without key-load counting (SL_KEY_LOADS=0), a
+# diagnostic that costs lookups about a third of their speed under
+# emulation (Documentation/extent.rst, "Benchmarks").
 BENCH_KERNEL_ARGS ?=
 BENCH_KERNEL_ITEMS ?= 1024,65536,1048576
 bench-kernel: setup
-	$(MAKE) modules
+	$(MAKE) modules SL_KEY_LOADS=0
 	rm -rf $(BENCH_DIR)/kernel-vm
 	mkdir -p $(BENCH_DIR)/kernel-vm
 	start=$$(date +%s); \
