@@ -262,6 +262,14 @@ static bool sl_read_prev_last(const struct sl_leaf *leaf,
 	return !read_seqcount_retry(&prev->seq, seq);
 }
 
+#ifndef __KERNEL__
+/*
+ * Userspace tests only: called once a lookup's snapshot is open, so a test
+ * can change the leaf exactly there (test_torn_lookup).
+ */
+void (*sl_lookup_window)(struct sl_list *list, unsigned long key);
+#endif
+
 /**
  * sl_lookup() - find the slot containing a key
  * @list: the list
@@ -282,6 +290,10 @@ struct sl_slot *sl_lookup(struct sl_list *list, unsigned long key)
 	for (;;) {
 		sl_locate(list, &pos, leaf, key, &loads);
 		leaf = pos.leaf;
+#ifndef __KERNEL__
+		if (sl_lookup_window)
+			sl_lookup_window(list, key);
+#endif
 		if (pos.idx >= 0) {
 			start = READ_ONCE(leaf->keys[pos.idx]);
 			slot = READ_ONCE(leaf->slots[pos.idx]);

@@ -136,6 +136,8 @@ int sl_check(struct sl_list *list);
 extern void (*sl_gap_tighten_window)(struct sl_list *list, unsigned long lo,
 				     unsigned long end, bool bounded,
 				     unsigned int level);
+/* Userspace test harness only: search.c calls it inside a lookup. */
+extern void (*sl_lookup_window)(struct sl_list *list, unsigned long key);
 #endif
 
 #endif /* _SKIPLIST_H */

@@ -737,6 +737,50 @@ static void test_gap_race(void)
 	SL_EXPECT(sl_check(&list) == 0);
 	sl_test_destroy(&list);
 }
+
+static struct sl_test_item *sl_torn_item;
+
+/*
+ * Inside the window, put a slot before the one the lookup has found (an
+ * atomic insert: the lookup holds the RCU read lock).
+ */
+static void sl_torn_window(struct sl_list *list, unsigned long key)
+{
+	struct sl_test_item *item = sl_torn_item;
+
+	if (!item)
+		return;
+	sl_torn_item = NULL;
+	if (!SL_EXPECT(sl_insert(list, &item->slot, GFP_ATOMIC) == 0))
+		kfree(item);
+}
+
+/*
+ * A leaf that changes under a lookup's open snapshot shifts its arrays:
+ * the index found before the change names another slot after it.  The
+ * lookup must notice and locate again, or it answers from a torn leaf.
+ */
+static void test_torn_lookup(void)
+{
+	struct sl_list list;
+
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	SL_EXPECT(sl_test_insert(&list, 0, 1) == 0);
+	SL_EXPECT(sl_test_insert(&list, 100, 10) == 0);
+	sl_torn_item = sl_test_item_new(50, 1);
+	if (!SL_EXPECT(sl_torn_item)) {
+		sl_test_destroy(&list);
+		return;
+	}
+	sl_lookup_window = sl_torn_window;
+	SL_EXPECT(sl_test_lookup(&list, 105) == 100);
+	sl_lookup_window = NULL;
+	SL_EXPECT(!sl_torn_item);
+	SL_EXPECT(sl_test_lookup(&list, 50) == 50);
+	SL_EXPECT(sl_check(&list) == 0);
+	sl_test_destroy(&list);
+}
 #endif
 
 /* The extent map's tests (extent/test_extent.c); they use the above. */
@@ -762,9 +806,10 @@ static const struct sl_test_case sl_test_cases[] = {
 	{ "random_model", test_random_model },
 	{ "destroy", test_destroy },
 #ifdef SL_TEST_FAULT_INJECTION
-	/* Needs the userspace shims' deterministic failure hook. */
+	/* Need the userspace shims: a failure hook, windows into races. */
 	{ "enomem", test_enomem },
 	{ "gap_race", test_gap_race },
+	{ "torn_lookup", test_torn_lookup },
 #endif
 	/* The extent map: extent/test_extent.c. */
 	{ "em_add_overlap", test_em_add_overlap },

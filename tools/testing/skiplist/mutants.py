@@ -22,7 +22,7 @@ MUTANTS = [
     ("lookup-accepts-torn-snapshot", "skiplist/search.c",
      "\t\tif (!read_seqcount_retry(&leaf->seq, pos.seq))\n\t\t\tbreak;\n\t}\n\tsl_count_flush(loads);\n\t/*\n\t * The snapshot held",
      "\t\tbreak;\n\t}\n\tsl_count_flush(loads);\n\t/*\n\t * The snapshot held",
-     "stress-k4", "linearizability or reader checks"),
+     "unit", "torn_lookup test: a leaf changing inside a lookup's snapshot"),
     ("search-ignores-upper-fence", "skiplist/search.c",
      "\t\tif (fence == SL_COVERED) {",
      "\t\tif (fence != SL_GO_LEFT) {",
