@@ -16,12 +16,16 @@
 #   make check-debug-checkers
 #                    break the modules once per checker; each must fire
 #   make demo        build, run the tests briefly, run a short benchmark and
-#                    print its table
+#                    print its table, then a short fio comparison of the
+#                    IOMMU demo's allocators (about a minute of fio)
 #   make bench-user  the full userspace benchmark; results in build/bench/
 #   make bench-kernel
 #                    the in-kernel benchmark (sl_bench.ko) in a 6.1 VM:
 #                    indexes and range allocators against the kernel's
 #                    own; results in build/bench/kernel.{md,json,png}
+#   make bench-iommu the IOMMU demo (sl_iommu.ko) in a 6.1 VM: every fio
+#                    workload of tools/fio/ on every IOVA allocator; results
+#                    in build/bench/iommu.{md,json,png}
 #   make help        this text
 
 TOP := $(CURDIR)
@@ -36,12 +40,12 @@ KDIR ?= /lib/modules/$(KREL_61)/build
 PY := /usr/bin/python3
 CHECKPATCH := $(BUILD)/tools/checkpatch/checkpatch.pl
 KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h extent/*.[ch] \
-	extent/uapi/*.h tools/bench/kernel/*.c)
+	extent/uapi/*.h iommu_demo/*.[ch] tools/bench/kernel/*.c)
 
 .PHONY: all modules setup check check-user check-kernel check-vm check-debug \
 	debug-run check-debug-checkers debug-modules lint mutants \
 	demo bench-build bench-smoke bench-user bench-user-quick bench-leaf-sweep \
-	bench-kernel clean help
+	bench-kernel bench-iommu clean help
 
 all: modules
 
@@ -60,7 +64,7 @@ define kmod
 		{ echo "no kernel headers in $(1): run 'make setup'"; exit 1; }
 	@out=$(BUILD)/kmod-$(2); mkdir -p $$out; \
 	cp -f Kbuild $$out/Kbuild; mkdir -p $$out/tools/bench; \
-	cp -rsf $(TOP)/skiplist $(TOP)/extent $$out/; \
+	cp -rsf $(TOP)/skiplist $(TOP)/extent $(TOP)/iommu_demo $$out/; \
 	cp -rsf $(TOP)/tools/bench/kernel $$out/tools/bench/; \
 	echo "modules for $(2) in $$out"; \
 	$(MAKE) --no-print-directory -C $(1) M=$$out $(3) modules 2>&1 | \
@@ -244,6 +248,30 @@ bench-kernel: setup
 		--out $(BENCH_DIR) --wall-seconds $$(($$(date +%s) - start))
 	@cat $(BENCH_DIR)/kernel.md
 
+# The IOMMU demo: sl_iommu.ko with one 64 MiB RAM device per IOVA
+# allocator backend, every fio workload of tools/fio/ on every device for
+# BENCH_IOMMU_SECONDS each, in Debian's 6.1 kernel in a VM with slab
+# debugging off (Documentation/iommu_demo.rst).  The defaults, 25 cells
+# of 20 s, take about 12 minutes under software emulation.
+BENCH_IOMMU_SECONDS ?= 20
+BENCH_IOMMU_WORKLOADS ?= seqwrite,randread,randwrite,randread-1job,mixed
+BENCH_IOMMU_BACKENDS ?= none,rbtree,iova,maple,skiplist
+# Profiled afterwards on random reads (perf; build/bench/iommu-vm/profile--*.txt).
+BENCH_IOMMU_PROFILE ?= none,iova,skiplist
+bench-iommu: setup
+	$(MAKE) modules SL_KEY_LOADS=0
+	rm -rf $(BENCH_DIR)/iommu-vm
+	mkdir -p $(BENCH_DIR)/iommu-vm
+	start=$$(date +%s); \
+	$(TOP)/tools/vm/vm-run --kernel 6.1 --timeout 3000 --append "slub_debug=-" \
+		--out $(BENCH_DIR)/iommu-vm -- \
+		SLB_PROFILE=$(BENCH_IOMMU_PROFILE) \
+		tools/bench/iommu/guest-bench-iommu.sh $(BENCH_DIR)/iommu-vm \
+		$(BENCH_IOMMU_SECONDS) $(BENCH_IOMMU_WORKLOADS) $(BENCH_IOMMU_BACKENDS) && \
+	$(PY) tools/bench/iommu/report.py $(BENCH_DIR)/iommu-vm \
+		--out $(BENCH_DIR) --wall-seconds $$(($$(date +%s) - start)) > /dev/null
+	@cat $(BENCH_DIR)/iommu.md
+
 # Keys per leaf, chosen by measurement: the benchmark and the memory figures
 # for each size in SWEEP_KEYS, side by side (build/bench/leaf-sweep.md).
 SWEEP_KEYS ?= 8 16 32 64
@@ -284,6 +312,8 @@ demo: setup modules
 	$(BUILD)/test/diff --ops 300000
 	$(BUILD)/test/stress --seconds 8 --phases 4
 	$(MAKE) bench-user-quick
+	$(MAKE) bench-iommu BENCH_IOMMU_SECONDS=4 BENCH_IOMMU_WORKLOADS=randread,randwrite \
+		BENCH_IOMMU_PROFILE=
 
 clean:
 	rm -rf $(BUILD)

@@ -6,7 +6,8 @@
 #     then test_skiplist.ko: its tests, which use both, run at load.
 #  2. skiplist_dev.ko and the kselftests of /dev/skiplist; sl_extent_dev.ko
 #     and the kselftests of /dev/sl_extent (TAP output).
-#  3. Life cycle: fill an index through slctl and close it; rmmod of either
+#  3. sl_iommu.ko: selftests/iommu_demo/sl_iommu_test.sh.
+#  4. Life cycle: fill an index through slctl and close it; rmmod of either
 #     device module refused while its device is open; unload, reload,
 #     unload; the per-height slab caches and the extent cache must be gone
 #     afterwards.
@@ -15,6 +16,7 @@
 # kernels run its tests as a KUnit suite instead).
 kmod=build/kmod-$(uname -r)/skiplist
 ekmod=build/kmod-$(uname -r)/extent
+ikmod=build/kmod-$(uname -r)/iommu_demo
 tests=build/selftests
 slctl=build/tools/slctl
 status=0
@@ -25,7 +27,7 @@ fail() {
 }
 
 for f in $kmod/skiplist.ko $kmod/test_skiplist.ko $kmod/skiplist_dev.ko \
-	 $ekmod/sl_extent.ko $ekmod/sl_extent_dev.ko; do
+	 $ekmod/sl_extent.ko $ekmod/sl_extent_dev.ko $ikmod/sl_iommu.ko; do
 	[ -f "$f" ] || { echo "guest: $f missing: run 'make check-vm'"; exit 1; }
 done
 
@@ -54,6 +56,12 @@ for t in em_ioctl_test ra_ioctl_test extent_badinput_test \
 	echo "guest: running extent/$t"
 	"$tests/extent/$t" || fail "extent/$t"
 done
+
+# The IOMMU demo: fio verify on every backend, shadow checks, bad
+# parameters, unload while open, load cycles (its own TAP output).
+echo "guest: running iommu_demo/sl_iommu_test.sh"
+selftests/iommu_demo/sl_iommu_test.sh "$ikmod/sl_iommu.ko" ||
+	fail "iommu_demo/sl_iommu_test.sh"
 
 # Life cycle.
 seq 0 19999 | awk '{ print "insert", $1 * 16, 8, $1 }' > /tmp/fill.txt

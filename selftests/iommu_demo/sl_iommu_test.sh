@@ -1,0 +1,133 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# kselftest-style (TAP) tests of sl_iommu.ko, run in the guest as root
+# with skiplist.ko and sl_extent.ko loaded and sl_iommu.ko not loaded:
+#  - bad module parameters refuse the load, each with its own message;
+#  - with the shadow bitmap on, every backend passes fio verify (crc32c)
+#    on sequential and random writes and random reads, 16 jobs at queue
+#    depth 10, and afterwards holds no range, saw no overlap, no bad free,
+#    no IOMMU fault and no failed request;
+#  - a write past the end is refused, a read there finds the end;
+#  - rmmod is refused while a device is open;
+#  - load and unload cycles leave no leak report in the kernel log.
+#
+#   sl_iommu_test.sh MODULE.ko
+# SLB_IO_SIZE (default 1M) is what each fio job moves per check.
+ko=${1:?usage: sl_iommu_test.sh path/to/sl_iommu.ko}
+io_size=${SLB_IO_SIZE:-1M}
+backends=none,rbtree,iova,maple,skiplist
+fio_dir=$(dirname "$0")/../../tools/fio
+n=0
+failed=0
+
+ok() {
+	n=$((n + 1))
+	echo "ok $n $*"
+}
+
+not_ok() {
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "not ok $n $*"
+}
+
+check() {
+	what=$1
+	shift
+	if "$@"; then ok "$what"; else not_ok "$what"; fi
+}
+
+# insmod must fail and the kernel log must name the parameter.
+refused() {
+	msg=$1
+	shift
+	dmesg -C
+	if insmod "$ko" "$@" 2>/dev/null; then
+		rmmod sl_iommu
+		return 1
+	fi
+	dmesg | grep -q "sl_iommu: .*$msg"
+}
+
+echo "TAP version 13"
+command -v fio >/dev/null || { echo "Bail out! fio missing: run 'make setup'"; exit 1; }
+[ -f "$ko" ] || { echo "Bail out! $ko missing"; exit 1; }
+
+check "backend=bogus refused" refused "backend=bogus" backend=bogus
+check "nr_devices=17 refused" refused "nr_devices=17" nr_devices=17
+check "more backends than nr_devices refused" refused "more devices than" \
+	nr_devices=1 backend=none,rbtree
+check "size_mb=0 refused" refused "size_mb=0" size_mb=0
+check "size_mb=5000 refused" refused "size_mb=5000" size_mb=5000
+check "iova_pages=10 refused" refused "iova_pages=10" iova_pages=10
+check "queue_depth=0 refused" refused "queue_depth=0" queue_depth=0
+
+dmesg -C
+if ! insmod "$ko" debug=1 backend=$backends; then
+	echo "Bail out! insmod $ko debug=1 backend=$backends"
+	exit 1
+fi
+
+# Writes, then reads back and checks every block (no state files left).
+verify() {
+	SLB_DEV=$1 fio --output-format=terse --verify=crc32c \
+		--verify_state_save=0 --io_size="$io_size" "$fio_dir/$2.fio" \
+		> /tmp/sl_iommu_fio.out 2>&1 ||
+		{ grep -v '^3;' /tmp/sl_iommu_fio.out | tail -5; return 1; }
+	# Field 5 of a terse line is the job's error number.
+	awk -F';' '/^3;/ && $5 != 0 { bad = 1 } END { exit bad }' /tmp/sl_iommu_fio.out
+}
+
+counters_clean() {
+	local d=/sys/block/$1/sl_iommu c v
+
+	for c in live overlaps bad_frees faults io_errors; do
+		v=$(cat $d/$c)
+		[ "$v" = 0 ] || { echo "# $1: $c is $v"; return 1; }
+	done
+	# With the IOMMU off there is nothing to map or check.
+	[ "$(cat $d/backend)" = none ] && return 0
+	[ "$(cat $d/debug)" = 1 ] || { echo "# $1: shadow checks off"; return 1; }
+	[ "$(cat $d/maps)" -gt 0 ] || { echo "# $1: nothing was mapped"; return 1; }
+}
+
+for sys in /sys/block/slblk*; do
+	disk=${sys##*/}
+	b=$(cat $sys/sl_iommu/backend)
+	for job in seqwrite randwrite mixed; do
+		check "$b: fio verify $job" verify /dev/$disk $job
+	done
+	check "$b: no range held, no overlap, bad free, fault or I/O error" \
+		counters_clean $disk
+done
+
+# The end of the device: 64 MiB.
+check "write past the end refused" sh -c \
+	'! dd if=/dev/zero of=/dev/slblk0 bs=4k seek=16384 count=1 oflag=direct 2>/dev/null'
+check "read at the end finds the end" sh -c \
+	'[ "$(dd if=/dev/slblk0 bs=4k skip=16384 count=1 iflag=direct 2>/dev/null | wc -c)" = 0 ]'
+check "last block readable" sh -c \
+	'[ "$(dd if=/dev/slblk0 bs=4k skip=16383 count=1 iflag=direct 2>/dev/null | wc -c)" = 4096 ]'
+
+exec 3</dev/slblk4
+check "rmmod refused while a device is open" sh -c '! rmmod sl_iommu 2>/dev/null'
+exec 3<&-
+check "rmmod after the last close" rmmod sl_iommu
+check "no leak or overlap reported at unload" sh -c \
+	'! dmesg | grep -E "sl_iommu: .*(leaked|twice|freed while free|IOMMU fault)"'
+
+cycle() {
+	for i in 1 2 3; do
+		insmod "$ko" debug=1 backend=skiplist,iova size_mb=8 || return 1
+		dd if=/dev/urandom of=/dev/slblk0 bs=64k count=16 oflag=direct 2>/dev/null || return 1
+		dd if=/dev/slblk1 of=/dev/null bs=64k count=16 iflag=direct 2>/dev/null || return 1
+		rmmod sl_iommu || return 1
+	done
+	! dmesg | grep -E "sl_iommu: .*(leaked|twice|freed while free)"
+}
+check "three load, I/O and unload cycles" cycle
+check "devices gone after unload" sh -c '! ls /dev/slblk* 2>/dev/null'
+
+echo "1..$n"
+[ $failed -eq 0 ] && echo "# all $n passed" || echo "# $failed of $n failed"
+[ $failed -eq 0 ]
