@@ -8,6 +8,13 @@
  * CPU starts its search where its last allocation ended, and the CPUs
  * start out spread over the space.
  *
+ * The per-CPU caches (SL_RANGE_CACHE) keep freed ranges of up to
+ * SL_RANGE_CACHE_SIZES units in the index, marked cached, and hand them out
+ * again to sl_range_alloc_cpu() requests of the same size: a free is then
+ * one lockless lookup and a push, an allocation a pop.  A request that
+ * finds no room, or a reservation that collides, empties every cache into
+ * the index and tries once more.
+ *
  * The shadow bitmap (SL_RANGE_SHADOW) is a debug mode: one bit per unit,
  * under one spinlock, set on every allocation and cleared on every free.
  * An allocation that finds a bit already set, or a free that finds one
@@ -21,10 +28,32 @@
 #include <linux/cpumask.h>
 #include "range_alloc.h"
 
-/* A live range; the allocator owns these. */
+/*
+ * A range in the index; the allocator owns these.  Its state moves only
+ * by compare-and-exchange, so that of two frees of one range exactly one
+ * wins and the other is reported as the double free it is.
+ */
 struct sl_range {
 	struct sl_slot slot;
 	struct rcu_head rcu;
+	unsigned int state;
+};
+
+enum sl_range_state {
+	SL_RANGE_LIVE,		/* allocated by a caller */
+	SL_RANGE_CACHED,	/* freed into a CPU's cache, still indexed */
+	SL_RANGE_FREEING,	/* being erased from the index */
+};
+
+/*
+ * One CPU's cache: stacks of freed ranges, one per size.  The lock is
+ * nearly always taken by its own CPU; it makes a task that migrated
+ * between reading the CPU and taking the lock merely less local.
+ */
+struct sl_range_cache {
+	spinlock_t lock;	/* guards the stacks */
+	unsigned char nr[SL_RANGE_CACHE_SIZES];
+	struct sl_range *ranges[SL_RANGE_CACHE_SIZES][SL_RANGE_CACHE_DEPTH];
 };
 
 /* The largest space the shadow bitmap covers: 2^28 units, 32 MiB. */
@@ -108,8 +137,9 @@ static int sl_shadow_init(struct sl_range_alloc *ra)
  * @start: first unit of the space
  * @end:   end of the space, exclusive, above @start; 0 means up to and
  *         including ULONG_MAX
- * @flags: 0, or SL_RANGE_SHADOW to check every operation on a bitmap
- *         (spaces of at most 2^28 units)
+ * @flags: 0, or any of SL_RANGE_SHADOW to check every operation on a
+ *         bitmap (spaces of at most 2^28 units) and SL_RANGE_CACHE for
+ *         per-CPU caches of freed ranges (see range_alloc.h)
  *
  * Context: Process context; may sleep.
  * Return: 0; -EINVAL for an empty space, unknown flags or a shadow bitmap
@@ -122,7 +152,7 @@ int sl_range_init(struct sl_range_alloc *ra, unsigned long start,
 	unsigned int cpu, n = 0;
 	int ret;
 
-	if (flags & ~SL_RANGE_SHADOW) {
+	if (flags & ~(SL_RANGE_SHADOW | SL_RANGE_CACHE)) {
 		pr_err("sl_range: unknown flags %#x\n", flags);
 		return -EINVAL;
 	}
@@ -145,9 +175,18 @@ int sl_range_init(struct sl_range_alloc *ra, unsigned long start,
 
 		*hint = start + step * n++;
 	}
+	if (flags & SL_RANGE_CACHE) {
+		ra->cache = alloc_percpu(struct sl_range_cache);
+		if (!ra->cache) {
+			ret = -ENOMEM;
+			goto out_hint;
+		}
+		for_each_possible_cpu(cpu)
+			spin_lock_init(&per_cpu_ptr(ra->cache, cpu)->lock);
+	}
 	ret = sl_init(&ra->list, GFP_KERNEL);
 	if (ret)
-		goto out_hint;
+		goto out_cache;
 	if (flags & SL_RANGE_SHADOW) {
 		ret = sl_shadow_init(ra);
 		if (ret)
@@ -157,6 +196,8 @@ int sl_range_init(struct sl_range_alloc *ra, unsigned long start,
 
 out_list:
 	sl_destroy(&ra->list, NULL, NULL);
+out_cache:
+	free_percpu(ra->cache);
 out_hint:
 	free_percpu(ra->hint);
 	return ret;
@@ -176,7 +217,9 @@ static void sl_range_free_slot(struct sl_slot *slot, void *arg)
  */
 void sl_range_destroy(struct sl_range_alloc *ra)
 {
+	/* Cached ranges are in the index: they go with it. */
 	sl_destroy(&ra->list, sl_range_free_slot, NULL);
+	free_percpu(ra->cache);
 	free_percpu(ra->hint);
 	if (ra->debug) {
 		kvfree(ra->debug->bits);
@@ -195,6 +238,83 @@ static bool sl_range_inside(const struct sl_range_alloc *ra,
 	if (!size || last < start || start < ra->start)
 		return false;
 	return !ra->end || last < ra->end;
+}
+
+/* Take a cached range of @size units aligned to @align, if this CPU has one. */
+static struct sl_range *sl_range_cache_pop(struct sl_range_alloc *ra,
+					   unsigned long size,
+					   unsigned long align)
+{
+	struct sl_range_cache *cache = raw_cpu_ptr(ra->cache);
+	struct sl_range *range = NULL;
+	unsigned long flags;
+	unsigned int nr;
+
+	spin_lock_irqsave(&cache->lock, flags);
+	nr = cache->nr[size - 1];
+	if (nr && !(cache->ranges[size - 1][nr - 1]->slot.key & (align - 1))) {
+		range = cache->ranges[size - 1][nr - 1];
+		cache->nr[size - 1] = nr - 1;
+	}
+	spin_unlock_irqrestore(&cache->lock, flags);
+	return range;
+}
+
+/* Keep @range, which the caller has marked cached, if there is room. */
+static bool sl_range_cache_push(struct sl_range_alloc *ra,
+				struct sl_range *range)
+{
+	struct sl_range_cache *cache = raw_cpu_ptr(ra->cache);
+	unsigned long size = range->slot.size, flags;
+	bool kept = false;
+
+	spin_lock_irqsave(&cache->lock, flags);
+	if (cache->nr[size - 1] < SL_RANGE_CACHE_DEPTH) {
+		cache->ranges[size - 1][cache->nr[size - 1]++] = range;
+		kept = true;
+	}
+	spin_unlock_irqrestore(&cache->lock, flags);
+	return kept;
+}
+
+/* Erase a range whose state the caller moved to FREEING. */
+static void sl_range_erase(struct sl_range_alloc *ra, struct sl_range *range)
+{
+	/* Only the caller could take it out: it is there. */
+	WARN_ON_ONCE(sl_erase(&ra->list, &range->slot));
+	kfree_rcu(range, rcu);
+}
+
+/*
+ * Give every cached range back to the index.  Returns how many there
+ * were: when 0, trying again cannot help.
+ */
+static unsigned long sl_range_cache_flush(struct sl_range_alloc *ra)
+{
+	unsigned long flushed = 0, flags;
+	unsigned int cpu, i;
+
+	if (!ra->cache)
+		return 0;
+	for_each_possible_cpu(cpu) {
+		struct sl_range_cache *cache = per_cpu_ptr(ra->cache, cpu);
+
+		for (;;) {
+			struct sl_range *range = NULL;
+
+			spin_lock_irqsave(&cache->lock, flags);
+			for (i = 0; i < SL_RANGE_CACHE_SIZES && !range; i++)
+				if (cache->nr[i])
+					range = cache->ranges[i][--cache->nr[i]];
+			spin_unlock_irqrestore(&cache->lock, flags);
+			if (!range)
+				break;
+			WRITE_ONCE(range->state, SL_RANGE_FREEING);
+			sl_range_erase(ra, range);
+			flushed++;
+		}
+	}
+	return flushed;
 }
 
 /**
@@ -231,8 +351,13 @@ int sl_range_alloc(struct sl_range_alloc *ra, unsigned long size,
 	range = kmalloc(sizeof(*range), gfp);
 	if (!range)
 		return -ENOMEM;
+	range->state = SL_RANGE_LIVE;
 	ret = sl_insert_hole(&ra->list, &range->slot, size, align, min, max,
 			     hint, gfp);
+	/* Cached ranges may be all that is in the way. */
+	if (ret == -ENOSPC && sl_range_cache_flush(ra))
+		ret = sl_insert_hole(&ra->list, &range->slot, size, align, min,
+				     max, hint, gfp);
 	if (ret) {
 		kfree(range);
 		return ret;
@@ -255,7 +380,8 @@ EXPORT_SYMBOL_GPL(sl_range_alloc);
  * Anywhere in the space, searching first from where this CPU's last
  * allocation ended, so that CPUs allocating at once work in different
  * leaves.  A migration between reading and writing the hint only costs a
- * less useful hint.
+ * less useful hint.  With SL_RANGE_CACHE, a range of the same size that
+ * this CPU freed comes first, if it has the alignment.
  *
  * Context: As sl_range_alloc().
  * Return: As sl_range_alloc().
@@ -271,6 +397,18 @@ int sl_range_alloc_cpu(struct sl_range_alloc *ra, unsigned long size,
 	unsigned long *hint = raw_cpu_ptr(ra->hint);
 	int ret;
 
+	if (ra->cache && size && size <= SL_RANGE_CACHE_SIZES &&
+	    is_power_of_2(align)) {
+		struct sl_range *range = sl_range_cache_pop(ra, size, align);
+
+		if (range) {
+			WRITE_ONCE(range->state, SL_RANGE_LIVE);
+			atomic_long_add(size, &ra->used);
+			sl_shadow_claim(ra, range->slot.key, size);
+			*out = range->slot.key;
+			return 0;
+		}
+	}
 	ret = sl_range_alloc(ra, size, align, ra->start, ra->end,
 			     READ_ONCE(*hint), out, gfp);
 	if (!ret)
@@ -307,7 +445,10 @@ int sl_range_reserve(struct sl_range_alloc *ra, unsigned long start,
 		return -ENOMEM;
 	range->slot.key = start;
 	range->slot.size = size;
+	range->state = SL_RANGE_LIVE;
 	ret = sl_insert(&ra->list, &range->slot, gfp);
+	if (ret == -EEXIST && sl_range_cache_flush(ra))
+		ret = sl_insert(&ra->list, &range->slot, gfp);
 	if (ret) {
 		kfree(range);
 		return ret;
@@ -324,6 +465,10 @@ EXPORT_SYMBOL_GPL(sl_range_reserve);
  * @start: its first unit, as allocated
  * @size:  its size, as allocated
  *
+ * With SL_RANGE_CACHE, a range of up to SL_RANGE_CACHE_SIZES units goes to
+ * this CPU's cache, while it has room for that size, and stays in the
+ * index until the cache is emptied.
+ *
  * Context: Any context that may take a spinlock.
  * Return: 0; -ENOENT if no live range starts at @start (a double free);
  * -EINVAL if the range there has another size (it stays allocated).
@@ -331,37 +476,48 @@ EXPORT_SYMBOL_GPL(sl_range_reserve);
 int sl_range_free(struct sl_range_alloc *ra, unsigned long start,
 		  unsigned long size)
 {
-	struct sl_range *range;
+	unsigned int to = SL_RANGE_FREEING;
+	struct sl_range *range = NULL;
 	struct sl_slot *slot;
 	int ret = 0;
 
 	rcu_read_lock();
 	slot = sl_lookup(&ra->list, start);
-	if (!slot || slot->key != start) {
+	if (slot && slot->key == start)
+		range = container_of(slot, struct sl_range, slot);
+	if (!range || READ_ONCE(range->state) != SL_RANGE_LIVE) {
 		ret = -ENOENT;
 	} else if (slot->size != size) {
 		pr_err_ratelimited("sl_range: free of [%lu, +%lu): the range there has %lu units\n",
 				   start, size, slot->size);
 		ret = -EINVAL;
 	} else {
-		/*
-		 * Clear the shadow first: once erased, the range may be
-		 * handed out again at once.
-		 */
-		sl_shadow_release(ra, start, size);
-		ret = sl_erase(&ra->list, slot);
+		to = ra->cache && size <= SL_RANGE_CACHE_SIZES ?
+			SL_RANGE_CACHED : SL_RANGE_FREEING;
+		if (cmpxchg(&range->state, SL_RANGE_LIVE, to) != SL_RANGE_LIVE)
+			ret = -ENOENT;
 	}
-	rcu_read_unlock();
-	if (ret == -ENOENT) {
-		pr_err_ratelimited("sl_range: free of [%lu, +%lu): not allocated\n",
-				   start, size);
+	if (ret) {
+		rcu_read_unlock();
+		if (ret == -ENOENT)
+			pr_err_ratelimited("sl_range: free of [%lu, +%lu): not allocated\n",
+					   start, size);
 		return ret;
 	}
-	if (ret)
-		return ret;
+	/*
+	 * Clear the shadow first: once cached or erased, the range may be
+	 * handed out again at once.
+	 */
+	sl_shadow_release(ra, start, size);
 	atomic_long_sub(size, &ra->used);
-	range = container_of(slot, struct sl_range, slot);
-	kfree_rcu(range, rcu);
+	if (to == SL_RANGE_CACHED && !sl_range_cache_push(ra, range)) {
+		/* This CPU's stack of that size is full: erase it after all. */
+		WRITE_ONCE(range->state, SL_RANGE_FREEING);
+		to = SL_RANGE_FREEING;
+	}
+	if (to == SL_RANGE_FREEING)
+		sl_range_erase(ra, range);
+	rcu_read_unlock();
 	return 0;
 }
 EXPORT_SYMBOL_GPL(sl_range_free);
@@ -372,9 +528,10 @@ EXPORT_SYMBOL_GPL(sl_range_free);
  * @stats: filled in
  *
  * Walks every live range, so it costs O(ranges); a snapshot only while
- * other callers allocate and free.
+ * other callers allocate and free.  Empties the per-CPU caches first, so
+ * that the ranges they held count as free.
  *
- * Context: Any context; takes rcu_read_lock().
+ * Context: Any context that may take a spinlock; takes rcu_read_lock().
  */
 void sl_range_stats(struct sl_range_alloc *ra, struct sl_range_stats *stats)
 {
@@ -384,6 +541,8 @@ void sl_range_stats(struct sl_range_alloc *ra, struct sl_range_stats *stats)
 	struct sl_iter iter;
 	bool at_end = false;
 
+	/* Cached ranges are free to callers: show them so. */
+	sl_range_cache_flush(ra);
 	rcu_read_lock();
 	sl_iter_start(&iter, &ra->list, ra->start);
 	while ((slot = sl_iter_next(&iter))) {

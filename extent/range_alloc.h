@@ -8,6 +8,11 @@
  * Callers need no lock.  Allocations from different CPUs start their search
  * at different places (a hint per CPU), so that they land in different
  * leaves and do not contend.
+ *
+ * With SL_RANGE_CACHE, each CPU keeps small ranges it freed, by size, and
+ * hands them out again without touching the index (as the IOVA
+ * allocator's per-CPU magazines do): they stay in the index, marked as
+ * cached, so a double free is still caught.
  */
 #ifndef _SL_RANGE_ALLOC_H
 #define _SL_RANGE_ALLOC_H
@@ -19,6 +24,7 @@
 #include "skiplist.h"
 
 struct sl_range_shadow;
+struct sl_range_cache;
 
 /**
  * struct sl_range_alloc - a range allocator
@@ -28,6 +34,8 @@ struct sl_range_shadow;
  * @hint:   per CPU, where the next allocation on that CPU starts looking
  * @used:   units allocated or reserved
  * @debug:  shadow bitmap checking, when enabled at init (may be NULL)
+ * @cache:  per CPU, freed ranges kept for reuse (NULL without
+ *          SL_RANGE_CACHE)
  *
  * Fields are private.
  */
@@ -38,6 +46,7 @@ struct sl_range_alloc {
 	unsigned long __percpu *hint;
 	atomic_long_t used;
 	struct sl_range_shadow *debug;
+	struct sl_range_cache __percpu *cache;
 };
 
 /**
@@ -59,6 +68,11 @@ struct sl_range_stats {
 
 /* Flags for sl_range_init(). */
 #define SL_RANGE_SHADOW	0x1	/* check every operation on a bitmap */
+#define SL_RANGE_CACHE	0x2	/* per-CPU caches of freed small ranges */
+
+/* The sizes a cache keeps, 1 to this many units, and how many of each. */
+#define SL_RANGE_CACHE_SIZES	32
+#define SL_RANGE_CACHE_DEPTH	16
 
 int sl_range_init(struct sl_range_alloc *ra, unsigned long start,
 		  unsigned long end, unsigned int flags);

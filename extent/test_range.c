@@ -99,8 +99,11 @@ static void test_range_fragmented(void)
 	sl_range_destroy(&ra);
 }
 
-/* Alloc and free churn against a bitmap kept here, with the shadow on. */
-static void test_range_churn(void)
+/*
+ * Alloc and free churn against a bitmap kept here, with the shadow on,
+ * and the per-CPU caches if @flags asks for them.
+ */
+static void sl_test_range_churn(unsigned int flags)
 {
 	unsigned long space = 1 << 14, live_s[64], live_n[64], i, bad = 0;
 	struct sl_range_stats st;
@@ -110,7 +113,7 @@ static void test_range_churn(void)
 	map = kcalloc(BITS_TO_LONGS(space), sizeof(long), GFP_KERNEL);
 	if (!SL_EXPECT(map))
 		return;
-	if (!SL_EXPECT(sl_range_init(&ra, 0, space, SL_RANGE_SHADOW) == 0)) {
+	if (!SL_EXPECT(sl_range_init(&ra, 0, space, SL_RANGE_SHADOW | flags) == 0)) {
 		kfree(map);
 		return;
 	}
@@ -146,4 +149,77 @@ static void test_range_churn(void)
 	SL_EXPECT(sl_check(&ra.list) == 0);
 	sl_range_destroy(&ra);
 	kfree(map);
+}
+
+static void test_range_churn(void)
+{
+	sl_test_range_churn(0);
+}
+
+static void test_range_churn_cached(void)
+{
+	sl_test_range_churn(SL_RANGE_CACHE);
+}
+
+/* The per-CPU caches: reuse, double and wrong-size frees, emptying. */
+static void test_range_cache(void)
+{
+	unsigned long a = 0, b = 0, c = 0, r[16], i;
+	struct sl_range_alloc ra;
+	struct sl_range_stats st;
+
+	if (!SL_EXPECT(sl_range_init(&ra, 0, 64,
+				     SL_RANGE_CACHE | SL_RANGE_SHADOW) == 0))
+		return;
+	/* Aligned, so that 16 ranges of 4 fill the space exactly below. */
+	SL_EXPECT(sl_range_alloc_cpu(&ra, 4, 4, &a, GFP_KERNEL) == 0);
+	SL_EXPECT(sl_range_free(&ra, a, 4) == 0);
+	/* Cached, so still indexed: freeing it again is a double free. */
+	SL_EXPECT(sl_range_free(&ra, a, 4) == -ENOENT);
+	SL_EXPECT(sl_range_alloc_cpu(&ra, 4, 4, &b, GFP_KERNEL) == 0);
+#ifndef __KERNEL__
+	/* One thread, one CPU: the range comes back from its cache. */
+	SL_EXPECT(b == a);
+#endif
+	SL_EXPECT(sl_range_free(&ra, b, 5) == -EINVAL);
+	SL_EXPECT(sl_range_free(&ra, b, 4) == 0);
+
+	/*
+	 * A space full of live ranges (the last one only after the caches
+	 * are emptied), then all of them cached.
+	 */
+	for (i = 0; i < 16; i++)
+		SL_EXPECT(sl_range_alloc(&ra, 4, 4, 0, 0, 0, &r[i],
+					 GFP_KERNEL) == 0);
+	SL_EXPECT(sl_range_alloc_cpu(&ra, 1, 1, &c, GFP_KERNEL) == -ENOSPC);
+	for (i = 0; i < 16; i++)
+		SL_EXPECT(sl_range_free(&ra, r[i], 4) == 0);
+	/* Only the caches are in the way: they are emptied. */
+	SL_EXPECT(sl_range_alloc(&ra, 64, 1, 0, 0, 0, &c, GFP_KERNEL) == 0);
+	SL_EXPECT(c == 0);
+	SL_EXPECT(sl_range_free(&ra, c, 64) == 0);
+
+	/* A reservation over a cached range empties the caches too. */
+	SL_EXPECT(sl_range_alloc_cpu(&ra, 8, 1, &a, GFP_KERNEL) == 0);
+	SL_EXPECT(sl_range_free(&ra, a, 8) == 0);
+	SL_EXPECT(sl_range_reserve(&ra, a, 8, GFP_KERNEL) == 0);
+	SL_EXPECT(sl_range_free(&ra, a, 8) == 0);
+
+	/* A cached range without the alignment asked for is not used. */
+	SL_EXPECT(sl_range_reserve(&ra, 1, 3, GFP_KERNEL) == 0);
+	SL_EXPECT(sl_range_free(&ra, 1, 3) == 0);
+	SL_EXPECT(sl_range_alloc_cpu(&ra, 3, 4, &c, GFP_KERNEL) == 0);
+	SL_EXPECT(c % 4 == 0);
+	SL_EXPECT(sl_range_free(&ra, c, 3) == 0);
+
+	/* Stats empty the caches: everything is free. */
+	sl_range_stats(&ra, &st);
+	SL_EXPECT(st.free == 64 && st.ranges == 0 && st.largest_free == 64);
+	SL_EXPECT(sl_range_shadow_errors(&ra) == 0);
+	SL_EXPECT(sl_check(&ra.list) == 0);
+
+	/* Destroyed with ranges in the caches: they go with the index. */
+	SL_EXPECT(sl_range_alloc_cpu(&ra, 2, 1, &a, GFP_KERNEL) == 0);
+	SL_EXPECT(sl_range_free(&ra, a, 2) == 0);
+	sl_range_destroy(&ra);
 }

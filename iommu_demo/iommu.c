@@ -32,6 +32,7 @@ static const struct slb_iova_ops *const slb_backends[] = {
 	&slb_iova_kernel,
 	&slb_iova_maple,
 	&slb_iova_skiplist,
+	&slb_iova_skiplist_nocache,
 };
 
 /**
@@ -77,6 +78,9 @@ int slb_iommu_init(struct slb_iommu *mmu, const struct slb_iova_ops *ops,
 	mmu->table = vzalloc(array_size(pages, sizeof(*mmu->table)));
 	if (!mmu->table)
 		return -ENOMEM;
+	mmu->counts = alloc_percpu(struct slb_iommu_counts);
+	if (!mmu->counts)
+		goto nomem;
 	if (debug) {
 		mmu->shadow = bitmap_zalloc(pages, GFP_KERNEL);
 		if (!mmu->shadow)
@@ -87,14 +91,40 @@ int slb_iommu_init(struct slb_iommu *mmu, const struct slb_iova_ops *ops,
 		int ret = PTR_ERR(mmu->iova);
 
 		bitmap_free(mmu->shadow);
+		free_percpu(mmu->counts);
 		vfree(mmu->table);
 		return ret;
 	}
 	return 0;
 
 nomem:
+	free_percpu(mmu->counts);
 	vfree(mmu->table);
 	return -ENOMEM;
+}
+
+/**
+ * slb_iommu_counts() - add up the per-CPU counts
+ * @mmu: the device's IOMMU
+ * @sum: filled in; all zero when the IOMMU is off
+ *
+ * Context: Any context.  A snapshot: requests in flight may be counted in
+ * @sum->maps and not yet in @sum->unmaps.
+ */
+void slb_iommu_counts(struct slb_iommu *mmu, struct slb_iommu_counts *sum)
+{
+	int cpu;
+
+	memset(sum, 0, sizeof(*sum));
+	if (!mmu->counts)
+		return;
+	for_each_possible_cpu(cpu) {
+		const struct slb_iommu_counts *c = per_cpu_ptr(mmu->counts, cpu);
+
+		sum->maps += READ_ONCE(c->maps);
+		sum->unmaps += READ_ONCE(c->unmaps);
+		sum->map_fails += READ_ONCE(c->map_fails);
+	}
 }
 
 /**
@@ -110,11 +140,13 @@ nomem:
  */
 long slb_iommu_destroy(struct slb_iommu *mmu)
 {
-	long leaked = atomic_long_read(&mmu->maps) -
-		atomic_long_read(&mmu->unmaps);
+	struct slb_iommu_counts sum;
+	long leaked;
 
 	if (!mmu->ops)
 		return 0;
+	slb_iommu_counts(mmu, &sum);
+	leaked = sum.maps - sum.unmaps;
 	if (mmu->shadow)
 		leaked += bitmap_weight(mmu->shadow, mmu->pages);
 	if (leaked || atomic_long_read(&mmu->overlaps) ||
@@ -124,6 +156,7 @@ long slb_iommu_destroy(struct slb_iommu *mmu)
 		       atomic_long_read(&mmu->bad_frees));
 	mmu->ops->destroy(mmu->iova);
 	bitmap_free(mmu->shadow);
+	free_percpu(mmu->counts);
 	vfree(mmu->table);
 	return leaked;
 }
@@ -183,7 +216,7 @@ int slb_iommu_map(struct slb_iommu *mmu, struct request *rq,
 		return 0;
 	ret = mmu->ops->alloc(mmu->iova, map->pages, &map->pfn);
 	if (ret) {
-		atomic_long_inc(&mmu->map_fails);
+		this_cpu_inc(mmu->counts->map_fails);
 		return ret;
 	}
 	if (map->pfn < mmu->start || map->pfn - mmu->start > mmu->pages ||
@@ -193,7 +226,7 @@ int slb_iommu_map(struct slb_iommu *mmu, struct request *rq,
 		atomic_long_inc(&mmu->faults);
 		return -EFAULT;
 	}
-	atomic_long_inc(&mmu->maps);
+	this_cpu_inc(mmu->counts->maps);
 	if (mmu->shadow)
 		slb_shadow_take(mmu, map);
 	rq_for_each_segment(bvec, rq, iter) {
@@ -224,7 +257,7 @@ void slb_iommu_unmap(struct slb_iommu *mmu, const struct slb_mapping *map)
 	if (mmu->shadow)
 		slb_shadow_give(mmu, map);
 	mmu->ops->free(mmu->iova, map->pfn, map->pages);
-	atomic_long_inc(&mmu->unmaps);
+	this_cpu_inc(mmu->counts->unmaps);
 }
 
 /**

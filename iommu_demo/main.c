@@ -21,7 +21,7 @@ static char *backend[SLB_MAX_DEVICES];
 static int nr_backend;
 module_param_array(backend, charp, &nr_backend, 0444);
 MODULE_PARM_DESC(backend,
-		 "IOVA allocator of each device: none (IOMMU off), rbtree, iova, maple or skiplist (default skiplist; a short list repeats its last entry)");
+		 "IOVA allocator of each device: none (IOMMU off), rbtree, iova, maple, skiplist or skiplist-nocache (default skiplist; a short list repeats its last entry)");
 
 static unsigned int size_mb[SLB_MAX_DEVICES];
 static int nr_size_mb;
@@ -208,7 +208,7 @@ static int slb_check_params(const struct slb_iova_ops **ops)
 
 		ops[i] = slb_backend_find(name);
 		if (IS_ERR(ops[i])) {
-			pr_err("sl_iommu: backend=%s: not none, rbtree, iova, maple or skiplist\n",
+			pr_err("sl_iommu: backend=%s: not none, rbtree, iova, maple, skiplist or skiplist-nocache\n",
 			       name);
 			return -EINVAL;
 		}

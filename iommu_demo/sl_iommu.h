@@ -54,6 +54,19 @@ extern const struct slb_iova_ops slb_iova_rbtree;
 extern const struct slb_iova_ops slb_iova_kernel;
 extern const struct slb_iova_ops slb_iova_maple;
 extern const struct slb_iova_ops slb_iova_skiplist;
+extern const struct slb_iova_ops slb_iova_skiplist_nocache;
+
+/**
+ * struct slb_iommu_counts - what one CPU's requests did
+ * @maps:      ranges allocated
+ * @unmaps:    ranges freed
+ * @map_fails: allocations that failed (the request was retried later)
+ */
+struct slb_iommu_counts {
+	unsigned long maps;
+	unsigned long unmaps;
+	unsigned long map_fails;
+};
 
 /**
  * struct slb_iommu - one device's emulated IOMMU
@@ -64,9 +77,8 @@ extern const struct slb_iova_ops slb_iova_skiplist;
  * @start:      first page frame of IOVA space (0 is never handed out)
  * @pages:      pages of IOVA space
  * @shadow:     debug mode: one bit per IOVA page, set while allocated
- * @maps:       ranges allocated
- * @unmaps:     ranges freed
- * @map_fails:  allocations that failed (the request was retried later)
+ * @counts:     per-CPU counts of the request path (shared atomics there
+ *              would bounce a cache line between CPUs on every I/O)
  * @faults:     translations of an unmapped address or against permission
  * @overlaps:   debug mode: pages handed out while already allocated
  * @bad_frees:  debug mode: pages freed while not allocated
@@ -78,9 +90,7 @@ struct slb_iommu {
 	unsigned long start;
 	unsigned long pages;
 	unsigned long *shadow;
-	atomic_long_t maps;
-	atomic_long_t unmaps;
-	atomic_long_t map_fails;
+	struct slb_iommu_counts __percpu *counts;
 	atomic_long_t faults;
 	atomic_long_t overlaps;
 	atomic_long_t bad_frees;
@@ -96,6 +106,7 @@ const struct slb_iova_ops *slb_backend_find(const char *name);
 int slb_iommu_init(struct slb_iommu *mmu, const struct slb_iova_ops *ops,
 		   unsigned long pages, bool debug);
 long slb_iommu_destroy(struct slb_iommu *mmu);
+void slb_iommu_counts(struct slb_iommu *mmu, struct slb_iommu_counts *sum);
 int slb_iommu_map(struct slb_iommu *mmu, struct request *rq,
 		  struct slb_mapping *map);
 void slb_iommu_unmap(struct slb_iommu *mmu, const struct slb_mapping *map);

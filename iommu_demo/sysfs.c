@@ -29,15 +29,14 @@ static ssize_t debug_show(struct device *d, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(debug);
 
+/* Exact only with no I/O in flight; may run ahead of it otherwise. */
 static ssize_t live_show(struct device *d, struct device_attribute *attr,
 			 char *buf)
 {
-	struct slb_iommu *mmu = &slb_dev_of(d)->mmu;
+	struct slb_iommu_counts sum;
 
-	/* Unmaps first: a map counted after it cannot make this negative. */
-	long unmaps = atomic_long_read(&mmu->unmaps);
-
-	return sysfs_emit(buf, "%ld\n", atomic_long_read(&mmu->maps) - unmaps);
+	slb_iommu_counts(&slb_dev_of(d)->mmu, &sum);
+	return sysfs_emit(buf, "%ld\n", (long)(sum.maps - sum.unmaps));
 }
 static DEVICE_ATTR_RO(live);
 
@@ -49,34 +48,45 @@ static ssize_t io_errors_show(struct device *d, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(io_errors);
 
-/* A counter of the device's IOMMU, by its offset in struct slb_iommu. */
+/*
+ * A counter of the device's IOMMU: per-CPU ones by their offset in struct
+ * slb_iommu_counts, atomic ones by their offset in struct slb_iommu.
+ */
 struct slb_counter {
 	struct device_attribute attr;
 	size_t offset;
+	bool per_cpu;
 };
 
 static ssize_t slb_counter_show(struct device *d,
 				struct device_attribute *attr, char *buf)
 {
 	struct slb_counter *c = container_of(attr, struct slb_counter, attr);
-	atomic_long_t *v = (void *)&slb_dev_of(d)->mmu + c->offset;
+	struct slb_iommu *mmu = &slb_dev_of(d)->mmu;
+	struct slb_iommu_counts sum;
 
-	return sysfs_emit(buf, "%ld\n", atomic_long_read(v));
+	if (c->per_cpu) {
+		slb_iommu_counts(mmu, &sum);
+		return sysfs_emit(buf, "%lu\n",
+				  *(unsigned long *)((void *)&sum + c->offset));
+	}
+	return sysfs_emit(buf, "%ld\n",
+			  atomic_long_read((void *)mmu + c->offset));
 }
 
 static struct slb_counter slb_counters[] = {
 	{ __ATTR(maps, 0444, slb_counter_show, NULL),
-	  offsetof(struct slb_iommu, maps) },
+	  offsetof(struct slb_iommu_counts, maps), true },
 	{ __ATTR(unmaps, 0444, slb_counter_show, NULL),
-	  offsetof(struct slb_iommu, unmaps) },
+	  offsetof(struct slb_iommu_counts, unmaps), true },
 	{ __ATTR(map_fails, 0444, slb_counter_show, NULL),
-	  offsetof(struct slb_iommu, map_fails) },
+	  offsetof(struct slb_iommu_counts, map_fails), true },
 	{ __ATTR(faults, 0444, slb_counter_show, NULL),
-	  offsetof(struct slb_iommu, faults) },
+	  offsetof(struct slb_iommu, faults), false },
 	{ __ATTR(overlaps, 0444, slb_counter_show, NULL),
-	  offsetof(struct slb_iommu, overlaps) },
+	  offsetof(struct slb_iommu, overlaps), false },
 	{ __ATTR(bad_frees, 0444, slb_counter_show, NULL),
-	  offsetof(struct slb_iommu, bad_frees) },
+	  offsetof(struct slb_iommu, bad_frees), false },
 };
 
 static struct attribute *slb_attrs[] = {

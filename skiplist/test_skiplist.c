@@ -829,6 +829,8 @@ static const struct sl_test_case sl_test_cases[] = {
 	{ "range_basic", test_range_basic },
 	{ "range_fragmented", test_range_fragmented },
 	{ "range_churn", test_range_churn },
+	{ "range_churn_cached", test_range_churn_cached },
+	{ "range_cache", test_range_cache },
 };
 
 #ifndef SL_TEST_KUNIT

@@ -15,7 +15,7 @@
 # SLB_IO_SIZE (default 1M) is what each fio job moves per check.
 ko=${1:?usage: sl_iommu_test.sh path/to/sl_iommu.ko}
 io_size=${SLB_IO_SIZE:-1M}
-backends=none,rbtree,iova,maple,skiplist
+backends=none,rbtree,iova,maple,skiplist,skiplist-nocache
 fio_dir=$(dirname "$0")/../../tools/fio
 n=0
 failed=0

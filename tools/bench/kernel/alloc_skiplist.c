@@ -4,6 +4,8 @@
  * as a bench allocator: sl_range_alloc_cpu(), which searches up from where
  * this CPU's last allocation ended and wraps round to the start of the
  * space, sl_range_free() and sl_range_reserve().  No lock of ours.
+ * "skiplist-cache" turns on the per-CPU caches of freed ranges
+ * (SL_RANGE_CACHE), the counterpart of iova-fast's magazines.
  */
 #include <linux/err.h>
 #include <linux/slab.h>
@@ -20,20 +22,35 @@ static struct sl_range_alloc *bench_ra(struct bench_alloc *ba)
 	return &container_of(ba, struct bench_sl_alloc, ba)->ra;
 }
 
-static struct bench_alloc *bench_ra_init(unsigned long start, unsigned long end)
+static struct bench_alloc *bench_ra_new(unsigned long start,
+					unsigned long end,
+					const struct bench_alloc_ops *ops,
+					unsigned int flags)
 {
 	struct bench_sl_alloc *a = kzalloc(sizeof(*a), GFP_KERNEL);
 	int ret;
 
 	if (!a)
 		return ERR_PTR(-ENOMEM);
-	ret = sl_range_init(&a->ra, start, end, 0);
+	ret = sl_range_init(&a->ra, start, end, flags);
 	if (ret) {
 		kfree(a);
 		return ERR_PTR(ret);
 	}
-	a->ba.ops = &bench_alloc_skiplist;
+	a->ba.ops = ops;
 	return &a->ba;
+}
+
+static struct bench_alloc *bench_ra_init(unsigned long start, unsigned long end)
+{
+	return bench_ra_new(start, end, &bench_alloc_skiplist, 0);
+}
+
+static struct bench_alloc *bench_ra_cache_init(unsigned long start,
+					       unsigned long end)
+{
+	return bench_ra_new(start, end, &bench_alloc_skiplist_cache,
+			    SL_RANGE_CACHE);
 }
 
 static void bench_ra_destroy(struct bench_alloc *ba)
@@ -74,6 +91,17 @@ const struct bench_alloc_ops bench_alloc_skiplist = {
 	.name = "skiplist",
 	.top_down = false,
 	.init = bench_ra_init,
+	.destroy = bench_ra_destroy,
+	.alloc = bench_ra_alloc,
+	.free = bench_ra_free,
+	.reserve = bench_ra_reserve,
+};
+
+const struct bench_alloc_ops bench_alloc_skiplist_cache = {
+	.name = "skiplist-cache",
+	.top_down = false,
+	.churn_only = true,
+	.init = bench_ra_cache_init,
 	.destroy = bench_ra_destroy,
 	.alloc = bench_ra_alloc,
 	.free = bench_ra_free,

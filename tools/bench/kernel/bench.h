@@ -7,9 +7,9 @@
  *    an rbtree under a spinlock and under an rwlock, the maple tree in RCU
  *    mode and, for point lookups only, the XArray;
  *  - range allocators (struct bench_alloc_ops): the skiplist's range
- *    allocator, an rbtree allocator in the 2013 IOVA design, the maple
- *    tree's gap search and the kernel's IOVA allocator, with and without
- *    its per-CPU range caches.
+ *    allocator, with and without its per-CPU caches, an rbtree allocator
+ *    in the 2013 IOVA design, the maple tree's gap search and the kernel's
+ *    IOVA allocator, with and without its per-CPU range caches.
  *
  * A cell is one workload on one peer with a number of kthreads for a fixed
  * time (runner.c); every cell prints one result line (results.c).
@@ -128,6 +128,8 @@ struct bench_alloc {
  * @top_down: searches from the end of the space down (else from the start
  *            up); the fragmented workload puts the one fitting gap at the
  *            far end of that direction
+ * @churn_only: left out of the fragmented workload, whose repeated request
+ *            a cache of freed ranges would answer without any search
  * @init:     a new allocator for [@start, @end), or an ERR_PTR()
  * @destroy:  free it and every range still allocated
  * @alloc:    @size units aligned to @align (a power of two): 0 or -errno
@@ -137,6 +139,7 @@ struct bench_alloc {
 struct bench_alloc_ops {
 	const char *name;
 	bool top_down;
+	bool churn_only;
 	struct bench_alloc *(*init)(unsigned long start, unsigned long end);
 	void (*destroy)(struct bench_alloc *ba);
 	int (*alloc)(struct bench_alloc *ba, unsigned long size,
@@ -147,6 +150,7 @@ struct bench_alloc_ops {
 };
 
 extern const struct bench_alloc_ops bench_alloc_skiplist;
+extern const struct bench_alloc_ops bench_alloc_skiplist_cache;
 extern const struct bench_alloc_ops bench_alloc_rbtree;
 extern const struct bench_alloc_ops bench_alloc_maple;
 extern const struct bench_alloc_ops bench_alloc_iova;

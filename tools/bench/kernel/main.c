@@ -83,6 +83,7 @@ static const struct bench_index_ops *const bench_all_indexes[] = {
 
 static const struct bench_alloc_ops *const bench_all_allocators[] = {
 	&bench_alloc_skiplist,
+	&bench_alloc_skiplist_cache,
 	&bench_alloc_rbtree,
 	&bench_alloc_maple,
 	&bench_alloc_iova,
@@ -309,7 +310,7 @@ static void bench_run(const struct bench_plan *p)
 		for (i = 0; i < ARRAY_SIZE(bench_all_allocators); i++) {
 			const struct bench_alloc_ops *ops = bench_all_allocators[i];
 
-			if (!(p->alloc_mask & BIT(i)))
+			if (!(p->alloc_mask & BIT(i)) || ops->churn_only)
 				continue;
 			ret = bench_alloc_frag(&p->cfg, ops, n);
 			if (ret)

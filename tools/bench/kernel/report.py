@@ -26,7 +26,9 @@ import sys
 INDEXES = ["skiplist", "rbtree-spin", "rbtree-rw", "maple", "xarray"]
 INDEX_WORKLOADS = ["lookup", "overlap", "range16", "scan", "mix50", "insdel",
                    "fill"]
-ALLOCATORS = ["skiplist", "rbtree", "maple", "iova", "iova-fast"]
+ALLOCATORS = ["skiplist", "skiplist-cache", "rbtree", "maple", "iova",
+              "iova-fast"]
+OURS = ["skiplist", "skiplist-cache"]
 ALLOC_WORKLOADS = ["churn", "frag"]
 FRAG_TARGET = 3.0  # skiplist: ns per op at the largest size / at the smallest
 
@@ -162,28 +164,33 @@ def alloc_tables(results, idx, ratios, scaling, md):
         md.append("Each thread frees its oldest of 64 live ranges and "
                   "allocates one of 1-32 pages (size-aligned); millions of "
                   "free+alloc pairs per second, and the skiplist allocator's "
-                  "ratio to each peer.\n")
-        head = ["threads"] + [f"{a} Mops/s" for a in present]
+                  "ratio to each peer, without (skiplist) and with "
+                  "(skiplist-cache) its per-CPU caches of freed ranges.\n")
+        head = ["threads", "ours"] + [f"{a} Mops/s" for a in present]
         head += [f"vs {p}" for p in peers]
         md.append("| " + " | ".join(head) + " |")
-        md.append("|---|" + "---:|" * (len(head) - 1))
+        md.append("|---|---|" + "---:|" * (len(head) - 2))
         for t in threads_of(results, ["churn"]):
-            ours = mops(idx.get(("churn", "skiplist", 0, t)))
-            cells = [str(t)] + [fmt(mops(idx.get(("churn", a, 0, t))))
-                                for a in present]
-            for p in peers:
-                v = ratio(ours, mops(idx.get(("churn", p, 0, t))))
-                cells.append(fmt_ratio(v))
-                if v is not None:
-                    ratios.append({"kind": "churn", "workload": "churn",
-                                   "items": 0, "threads": t,
-                                   "impl": "skiplist", "peer": p, "ratio": v})
-            md.append("| " + " | ".join(cells) + " |")
+            for base in [a for a in OURS if a in present]:
+                ours = mops(idx.get(("churn", base, 0, t)))
+                cells = [str(t), base]
+                cells += [fmt(mops(idx.get(("churn", a, 0, t))))
+                          for a in present]
+                for p in peers:
+                    v = ratio(ours, mops(idx.get(("churn", p, 0, t))))
+                    cells.append(fmt_ratio(v))
+                    if v is not None:
+                        ratios.append({"kind": "churn", "workload": "churn",
+                                       "items": 0, "threads": t,
+                                       "impl": base, "peer": p, "ratio": v})
+                md.append("| " + " | ".join(cells) + " |")
         md.append("")
 
     frag = [r for r in results if r["workload"] == "frag"]
     if not frag:
         return
+    # Allocators left out of this workload (churn_only) get no column.
+    present = [a for a in present if any(r["impl"] == a for r in frag)]
     md.append("## Allocators: fragmented space\n")
     md.append("N live one-page ranges with one-page holes, and the only gap "
               "that fits a two-page request at the far end of each "
