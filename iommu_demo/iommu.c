@@ -224,6 +224,8 @@ int slb_iommu_map(struct slb_iommu *mmu, struct request *rq,
 		pr_err_ratelimited("sl_iommu: %s answered [%lx, +%lx), outside IOVA space\n",
 				   mmu->ops->name, map->pfn, map->pages);
 		atomic_long_inc(&mmu->faults);
+		/* Its own answer: give it back, so that nothing leaks. */
+		mmu->ops->free(mmu->iova, map->pfn, map->pages);
 		return -EFAULT;
 	}
 	this_cpu_inc(mmu->counts->maps);

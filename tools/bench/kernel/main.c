@@ -26,10 +26,10 @@ module_param(indexes, charp, 0444);
 MODULE_PARM_DESC(indexes,
 		 "Indexes to run, comma-separated, from skiplist, rbtree-spin, rbtree-rw, maple, xarray; \"none\" for none");
 
-static char *allocators = "skiplist,rbtree,maple,iova,iova-fast";
+static char *allocators = "skiplist,skiplist-cache,rbtree,maple,iova,iova-fast";
 module_param(allocators, charp, 0444);
 MODULE_PARM_DESC(allocators,
-		 "Allocators to run, comma-separated, from skiplist, rbtree, maple, iova, iova-fast; \"none\" for none");
+		 "Allocators to run, comma-separated, from skiplist, skiplist-cache (churn only), rbtree, maple, iova, iova-fast; \"none\" for none");
 
 static char *workloads = "lookup,overlap,range16,scan,mix50,insdel,churn,frag";
 module_param(workloads, charp, 0444);
