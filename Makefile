@@ -121,16 +121,17 @@ bench-smoke: bench-build
 # Real kernels: both Debian 12 kernels boot under virtme-ng, load the
 # modules and run test_skiplist.ko; the kernel log must stay clean.
 # The guest runs test_skiplist.ko, the kselftests of /dev/skiplist (with
-# FUZZ_IOCTLS random ioctls) and a module life-cycle test.
+# FUZZ_IOCTLS random ioctls) and /dev/sl_extent, the IOMMU demo's test (fio
+# verify on every backend) and a module life-cycle test.
 FUZZ_IOCTLS ?= 100000
 check-vm: check-kernel
 	$(MAKE) -C selftests/skiplist
 	$(MAKE) -C selftests/extent
 	$(MAKE) -C tools/slctl
 	$(TOP)/tools/vm/test-scan.sh
-	$(TOP)/tools/vm/vm-run --kernel 6.1 -- \
+	$(TOP)/tools/vm/vm-run --kernel 6.1 --timeout 1200 -- \
 		SL_FUZZ_IOCTLS=$(FUZZ_IOCTLS) tools/vm/guest-selftests.sh
-	$(TOP)/tools/vm/vm-run --kernel 6.12 -- \
+	$(TOP)/tools/vm/vm-run --kernel 6.12 --timeout 1200 -- \
 		SL_FUZZ_IOCTLS=$(FUZZ_IOCTLS) tools/vm/guest-selftests.sh
 
 # Debug kernels from Debian's linux-source-6.1 (tools/debug-kernel): kernel
