@@ -67,7 +67,7 @@ else
 fi
 took "the KUnit suite"
 
-SLB_IO_SIZE=256k SL_LOAD_TESTS=no tools/vm/guest-selftests.sh || fail "kernel suite"
+SL_LOAD_TESTS=no tools/vm/guest-selftests.sh || fail "kernel suite"
 leaks "after the kernel suite and unload"
 took "the kernel suite"
 
