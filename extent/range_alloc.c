@@ -11,9 +11,19 @@
  * The per-CPU caches (SL_RANGE_CACHE) keep freed ranges of up to
  * SL_RANGE_CACHE_SIZES units in the index, marked cached, and hand them out
  * again to sl_range_alloc_cpu() requests of the same size: a free is then
- * one lockless lookup and a push, an allocation a pop.  A request that
- * finds no room, or a reservation that collides, empties every cache into
- * the index and tries once more.
+ * a push, an allocation a pop.  A request that finds no room, or a
+ * reservation that collides, empties every cache into the index and tries
+ * once more.
+ *
+ * With the caches, each CPU also remembers the ranges it handed out last,
+ * in a small table hashed by start, so that a free on the CPU that
+ * allocated finds its range without a lookup in the index.  An entry is
+ * only a hint: the free trusts it only if the range there starts at the
+ * address freed, has the size freed, and is live, which it checks by
+ * moving the range's state out of live with one compare-and-exchange, as
+ * a free through the index does.  A range leaves every table before it is
+ * erased, so that an entry read under rcu_read_lock() never points to
+ * freed memory.
  *
  * The shadow bitmap (SL_RANGE_SHADOW) is a debug mode: one bit per unit,
  * under one spinlock, set on every allocation and cleared on every free.
@@ -26,12 +36,14 @@
 #include <linux/bitmap.h>
 #include <linux/log2.h>
 #include <linux/cpumask.h>
+#include <linux/hash.h>
 #include "range_alloc.h"
 
 /*
- * A range in the index; the allocator owns these.  Its state moves only
- * by compare-and-exchange, so that of two frees of one range exactly one
- * wins and the other is reported as the double free it is.
+ * A range in the index; the allocator owns these.  A free moves its state
+ * out of live only by compare-and-exchange, so that of two frees of one
+ * range exactly one wins and the other is reported as the double free it
+ * is.  Into live it moves only by the allocation that holds it.
  */
 struct sl_range {
 	struct sl_slot slot;
@@ -43,6 +55,7 @@ enum sl_range_state {
 	SL_RANGE_LIVE,		/* allocated by a caller */
 	SL_RANGE_CACHED,	/* freed into a CPU's cache, still indexed */
 	SL_RANGE_FREEING,	/* being erased from the index */
+	SL_RANGE_NEW,		/* indexed, not handed out yet */
 };
 
 /*
@@ -54,7 +67,34 @@ struct sl_range_cache {
 	spinlock_t lock;	/* guards the stacks */
 	unsigned char nr[SL_RANGE_CACHE_SIZES];
 	struct sl_range *ranges[SL_RANGE_CACHE_SIZES][SL_RANGE_CACHE_DEPTH];
+	/* Ranges this CPU handed out, by hash of start; lockless, hints. */
+	struct sl_range *recent[SL_RANGE_RECENT];
 };
+
+static unsigned int sl_range_recent_slot(unsigned long start)
+{
+	return hash_long(start, SL_RANGE_RECENT_BITS);
+}
+
+/*
+ * Take a range out of every CPU's table, before it is erased and its
+ * memory handed to kfree_rcu(): a free still holding the entry it read is
+ * inside its own RCU read-side section.  An entry is stored before its
+ * range becomes live (sl_range_handed_out()), and a range stops being live
+ * before it is erased, so no entry can appear behind this scan.
+ */
+static void sl_range_forget(struct sl_range_alloc *ra, struct sl_range *range)
+{
+	unsigned int slot = sl_range_recent_slot(range->slot.key), cpu;
+
+	smp_mb();	/* the state leaves live, then the entries are read */
+	for_each_possible_cpu(cpu) {
+		struct sl_range **entry = &per_cpu_ptr(ra->cache, cpu)->recent[slot];
+
+		if (READ_ONCE(*entry) == range)
+			cmpxchg(entry, range, NULL);
+	}
+}
 
 /* The largest space the shadow bitmap covers: 2^28 units, 32 MiB. */
 #define SL_RANGE_SHADOW_MAX	BIT(28)
@@ -163,7 +203,6 @@ int sl_range_init(struct sl_range_alloc *ra, unsigned long start,
 	memset(ra, 0, sizeof(*ra));
 	ra->start = start;
 	ra->end = end;
-	atomic_long_set(&ra->used, 0);
 	ra->hint = alloc_percpu(unsigned long);
 	if (!ra->hint)
 		return -ENOMEM;
@@ -280,6 +319,8 @@ static bool sl_range_cache_push(struct sl_range_alloc *ra,
 /* Erase a range whose state the caller moved to FREEING. */
 static void sl_range_erase(struct sl_range_alloc *ra, struct sl_range *range)
 {
+	if (ra->cache)
+		sl_range_forget(ra, range);
 	/* Only the caller could take it out: it is there. */
 	WARN_ON_ONCE(sl_erase(&ra->list, &range->slot));
 	kfree_rcu(range, rcu);
@@ -317,6 +358,29 @@ static unsigned long sl_range_cache_flush(struct sl_range_alloc *ra)
 	return flushed;
 }
 
+/*
+ * The last steps of every allocation, for a range in the index that no
+ * free can take yet (new or cached): the shadow, this CPU's table of
+ * recent ranges, the start for the caller, and only then the live state.
+ * From that store on, a free (even a caller's mistaken one) may erase the
+ * range, so nothing of it is read after; and its table entry is already
+ * there for the erase to remove.
+ */
+static void sl_range_handed_out(struct sl_range_alloc *ra,
+				struct sl_range *range, unsigned long *out)
+{
+	unsigned long start = range->slot.key;
+
+	sl_shadow_claim(ra, start, range->slot.size);
+	if (ra->cache)
+		WRITE_ONCE(raw_cpu_ptr(ra->cache)->recent[sl_range_recent_slot(start)],
+			   range);
+	if (out)
+		*out = start;
+	/* Pairs with the free's cmpxchg: it sees the entry it must forget. */
+	smp_store_release(&range->state, SL_RANGE_LIVE);
+}
+
 /**
  * sl_range_alloc() - allocate a range
  * @ra:    the allocator
@@ -351,7 +415,7 @@ int sl_range_alloc(struct sl_range_alloc *ra, unsigned long size,
 	range = kmalloc(sizeof(*range), gfp);
 	if (!range)
 		return -ENOMEM;
-	range->state = SL_RANGE_LIVE;
+	range->state = SL_RANGE_NEW;
 	ret = sl_insert_hole(&ra->list, &range->slot, size, align, min, max,
 			     hint, gfp);
 	/* Cached ranges may be all that is in the way. */
@@ -362,9 +426,7 @@ int sl_range_alloc(struct sl_range_alloc *ra, unsigned long size,
 		kfree(range);
 		return ret;
 	}
-	atomic_long_add(size, &ra->used);
-	sl_shadow_claim(ra, range->slot.key, size);
-	*out = range->slot.key;
+	sl_range_handed_out(ra, range, out);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(sl_range_alloc);
@@ -402,10 +464,7 @@ int sl_range_alloc_cpu(struct sl_range_alloc *ra, unsigned long size,
 		struct sl_range *range = sl_range_cache_pop(ra, size, align);
 
 		if (range) {
-			WRITE_ONCE(range->state, SL_RANGE_LIVE);
-			atomic_long_add(size, &ra->used);
-			sl_shadow_claim(ra, range->slot.key, size);
-			*out = range->slot.key;
+			sl_range_handed_out(ra, range, out);
 			return 0;
 		}
 	}
@@ -445,7 +504,7 @@ int sl_range_reserve(struct sl_range_alloc *ra, unsigned long start,
 		return -ENOMEM;
 	range->slot.key = start;
 	range->slot.size = size;
-	range->state = SL_RANGE_LIVE;
+	range->state = SL_RANGE_NEW;
 	ret = sl_insert(&ra->list, &range->slot, gfp);
 	if (ret == -EEXIST && sl_range_cache_flush(ra))
 		ret = sl_insert(&ra->list, &range->slot, gfp);
@@ -453,11 +512,61 @@ int sl_range_reserve(struct sl_range_alloc *ra, unsigned long start,
 		kfree(range);
 		return ret;
 	}
-	atomic_long_add(size, &ra->used);
-	sl_shadow_claim(ra, start, size);
+	sl_range_handed_out(ra, range, NULL);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(sl_range_reserve);
+
+/*
+ * The live range at @start, of @size units, moved to state @to, if this
+ * CPU's table knows it; NULL if it does not, and the index must tell.
+ * Called under rcu_read_lock().
+ */
+static struct sl_range *sl_range_claim_recent(struct sl_range_alloc *ra,
+					      unsigned long start,
+					      unsigned long size,
+					      unsigned int to)
+{
+	struct sl_range *range;
+
+	if (!ra->cache)
+		return NULL;
+	range = READ_ONCE(raw_cpu_ptr(ra->cache)->recent[sl_range_recent_slot(start)]);
+	/* A range's start and size never change while it is indexed. */
+	if (!range || range->slot.key != start || range->slot.size != size)
+		return NULL;
+	if (cmpxchg(&range->state, SL_RANGE_LIVE, to) != SL_RANGE_LIVE)
+		return NULL;
+	return range;
+}
+
+/*
+ * The live range at @start, found in the index and moved to state @to.
+ * Called under rcu_read_lock().  Returns 0; -ENOENT if no live range
+ * starts there; -EINVAL if it has another size than @size.
+ */
+static int sl_range_claim_indexed(struct sl_range_alloc *ra,
+				  unsigned long start, unsigned long size,
+				  unsigned int to, struct sl_range **found)
+{
+	struct sl_slot *slot = sl_lookup(&ra->list, start);
+	struct sl_range *range;
+
+	if (!slot || slot->key != start)
+		return -ENOENT;
+	range = container_of(slot, struct sl_range, slot);
+	if (READ_ONCE(range->state) != SL_RANGE_LIVE)
+		return -ENOENT;
+	if (slot->size != size) {
+		pr_err_ratelimited("sl_range: free of [%lu, +%lu): the range there has %lu units\n",
+				   start, size, slot->size);
+		return -EINVAL;
+	}
+	if (cmpxchg(&range->state, SL_RANGE_LIVE, to) != SL_RANGE_LIVE)
+		return -ENOENT;
+	*found = range;
+	return 0;
+}
 
 /**
  * sl_range_free() - return a range
@@ -467,7 +576,8 @@ EXPORT_SYMBOL_GPL(sl_range_reserve);
  *
  * With SL_RANGE_CACHE, a range of up to SL_RANGE_CACHE_SIZES units goes to
  * this CPU's cache, while it has room for that size, and stays in the
- * index until the cache is emptied.
+ * index until the cache is emptied; and a range this CPU handed out
+ * recently is found without a lookup in the index.
  *
  * Context: Any context that may take a spinlock.
  * Return: 0; -ENOENT if no live range starts at @start (a double free);
@@ -476,27 +586,15 @@ EXPORT_SYMBOL_GPL(sl_range_reserve);
 int sl_range_free(struct sl_range_alloc *ra, unsigned long start,
 		  unsigned long size)
 {
-	unsigned int to = SL_RANGE_FREEING;
-	struct sl_range *range = NULL;
-	struct sl_slot *slot;
+	unsigned int to = ra->cache && size <= SL_RANGE_CACHE_SIZES ?
+		SL_RANGE_CACHED : SL_RANGE_FREEING;
+	struct sl_range *range;
 	int ret = 0;
 
 	rcu_read_lock();
-	slot = sl_lookup(&ra->list, start);
-	if (slot && slot->key == start)
-		range = container_of(slot, struct sl_range, slot);
-	if (!range || READ_ONCE(range->state) != SL_RANGE_LIVE) {
-		ret = -ENOENT;
-	} else if (slot->size != size) {
-		pr_err_ratelimited("sl_range: free of [%lu, +%lu): the range there has %lu units\n",
-				   start, size, slot->size);
-		ret = -EINVAL;
-	} else {
-		to = ra->cache && size <= SL_RANGE_CACHE_SIZES ?
-			SL_RANGE_CACHED : SL_RANGE_FREEING;
-		if (cmpxchg(&range->state, SL_RANGE_LIVE, to) != SL_RANGE_LIVE)
-			ret = -ENOENT;
-	}
+	range = sl_range_claim_recent(ra, start, size, to);
+	if (!range)
+		ret = sl_range_claim_indexed(ra, start, size, to, &range);
 	if (ret) {
 		rcu_read_unlock();
 		if (ret == -ENOENT)
@@ -509,7 +607,6 @@ int sl_range_free(struct sl_range_alloc *ra, unsigned long start,
 	 * handed out again at once.
 	 */
 	sl_shadow_release(ra, start, size);
-	atomic_long_sub(size, &ra->used);
 	if (to == SL_RANGE_CACHED && !sl_range_cache_push(ra, range)) {
 		/* This CPU's stack of that size is full: erase it after all. */
 		WRITE_ONCE(range->state, SL_RANGE_FREEING);

@@ -32,7 +32,6 @@ struct sl_range_cache;
  * @start:  first unit of the space
  * @end:    end of the space, exclusive (0: up to ULONG_MAX inclusive)
  * @hint:   per CPU, where the next allocation on that CPU starts looking
- * @used:   units allocated or reserved
  * @debug:  shadow bitmap checking, when enabled at init (may be NULL)
  * @cache:  per CPU, freed ranges kept for reuse (NULL without
  *          SL_RANGE_CACHE)
@@ -44,7 +43,6 @@ struct sl_range_alloc {
 	unsigned long start;
 	unsigned long end;
 	unsigned long __percpu *hint;
-	atomic_long_t used;
 	struct sl_range_shadow *debug;
 	struct sl_range_cache __percpu *cache;
 };
@@ -73,6 +71,9 @@ struct sl_range_stats {
 /* The sizes a cache keeps, 1 to this many units, and how many of each. */
 #define SL_RANGE_CACHE_SIZES	32
 #define SL_RANGE_CACHE_DEPTH	16
+/* Ranges each CPU remembers handing out, for frees without a lookup. */
+#define SL_RANGE_RECENT_BITS	8
+#define SL_RANGE_RECENT		BIT(SL_RANGE_RECENT_BITS)
 
 int sl_range_init(struct sl_range_alloc *ra, unsigned long start,
 		  unsigned long end, unsigned int flags);

@@ -223,3 +223,50 @@ static void test_range_cache(void)
 	SL_EXPECT(sl_range_free(&ra, a, 2) == 0);
 	sl_range_destroy(&ra);
 }
+
+/*
+ * The table of ranges each CPU handed out last, which lets a free skip the
+ * index: its entries must never outlive their ranges, nor vouch for a free
+ * of the wrong size or a double free.
+ */
+static void test_range_recent(void)
+{
+	unsigned long a = 0, b = 0, i;
+	struct sl_range_alloc ra;
+
+	if (!SL_EXPECT(sl_range_init(&ra, 0, 1024,
+				     SL_RANGE_CACHE | SL_RANGE_SHADOW) == 0))
+		return;
+	/* Too large to be cached: a free erases it at once. */
+	SL_EXPECT(sl_range_alloc_cpu(&ra, 40, 1, &a, GFP_KERNEL) == 0);
+	SL_EXPECT(sl_range_free(&ra, a, 41) == -EINVAL);
+	SL_EXPECT(sl_range_free(&ra, a, 40) == 0);
+	/*
+	 * Once the grace period is over its memory is gone: a second free
+	 * must not find it through the table (AddressSanitizer would see
+	 * the read in userspace).
+	 */
+	synchronize_rcu();
+	rcu_barrier();
+	SL_EXPECT(sl_range_free(&ra, a, 40) == -ENOENT);
+	/* Allocated again at the same start: a new range, freed once. */
+	SL_EXPECT(sl_range_reserve(&ra, a, 40, GFP_KERNEL) == 0);
+	SL_EXPECT(sl_range_free(&ra, a, 40) == 0);
+	SL_EXPECT(sl_range_free(&ra, a, 40) == -ENOENT);
+
+	/* Cached, handed out again, freed again: each free counts once. */
+	for (i = 0; i < 4; i++) {
+		SL_EXPECT(sl_range_alloc_cpu(&ra, 3, 1, &b, GFP_KERNEL) == 0);
+		SL_EXPECT(sl_range_free(&ra, b, 3) == 0);
+		SL_EXPECT(sl_range_free(&ra, b, 3) == -ENOENT);
+	}
+	/* Emptying the caches erases what the table still names. */
+	SL_EXPECT(sl_range_reserve(&ra, b, 3, GFP_KERNEL) == 0);
+	synchronize_rcu();
+	rcu_barrier();
+	SL_EXPECT(sl_range_free(&ra, b, 3) == 0);
+	SL_EXPECT(sl_range_free(&ra, b, 3) == -ENOENT);
+	SL_EXPECT(sl_range_shadow_errors(&ra) == 0);
+	SL_EXPECT(sl_check(&ra.list) == 0);
+	sl_range_destroy(&ra);
+}

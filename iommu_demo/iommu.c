@@ -135,16 +135,14 @@ void slb_iommu_counts(struct slb_iommu *mmu, struct slb_iommu_counts *sum)
  * every overlap, bad free and page still allocated.
  *
  * Context: Process context.
- * Return: ranges never freed plus, in debug mode, pages the shadow still
- * holds: 0 when everything was returned.
  */
-long slb_iommu_destroy(struct slb_iommu *mmu)
+void slb_iommu_destroy(struct slb_iommu *mmu)
 {
 	struct slb_iommu_counts sum;
 	long leaked;
 
 	if (!mmu->ops)
-		return 0;
+		return;
 	slb_iommu_counts(mmu, &sum);
 	leaked = sum.maps - sum.unmaps;
 	if (mmu->shadow)
@@ -158,7 +156,6 @@ long slb_iommu_destroy(struct slb_iommu *mmu)
 	bitmap_free(mmu->shadow);
 	free_percpu(mmu->counts);
 	vfree(mmu->table);
-	return leaked;
 }
 
 static void slb_shadow_take(struct slb_iommu *mmu, const struct slb_mapping *map)

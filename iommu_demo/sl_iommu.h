@@ -105,7 +105,7 @@ struct slb_mapping {
 const struct slb_iova_ops *slb_backend_find(const char *name);
 int slb_iommu_init(struct slb_iommu *mmu, const struct slb_iova_ops *ops,
 		   unsigned long pages, bool debug);
-long slb_iommu_destroy(struct slb_iommu *mmu);
+void slb_iommu_destroy(struct slb_iommu *mmu);
 void slb_iommu_counts(struct slb_iommu *mmu, struct slb_iommu_counts *sum);
 int slb_iommu_map(struct slb_iommu *mmu, struct request *rq,
 		  struct slb_mapping *map);

@@ -831,6 +831,7 @@ static const struct sl_test_case sl_test_cases[] = {
 	{ "range_churn", test_range_churn },
 	{ "range_churn_cached", test_range_churn_cached },
 	{ "range_cache", test_range_cache },
+	{ "range_recent", test_range_recent },
 };
 
 #ifndef SL_TEST_KUNIT

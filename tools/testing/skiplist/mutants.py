@@ -72,6 +72,13 @@ MUTANTS = [
      "\tcmpxchg(&link->gap, busy, sl_gap_pack(bound, sl_gap_gen(busy) + 1));",
      "\tWRITE_ONCE(link->gap, sl_gap_pack(bound, sl_gap_gen(busy) + 1));",
      "unit", "gap_race test: a free raising a bound inside a tightening's window"),
+    ("erase-keeps-recent-entry", "extent/range_alloc.c",
+     "\tif (ra->cache)\n\t\tsl_range_forget(ra, range);\n", "",
+     "unit", "range_recent test: a free reading a range erased and freed"),
+    ("recent-ignores-size", "extent/range_alloc.c",
+     "\tif (!range || range->slot.key != start || range->slot.size != size)",
+     "\tif (!range || range->slot.key != start)",
+     "unit", "range_recent test: a free of the wrong size through the table"),
 ]
 
 # Races show up far more often with 4 keys per leaf, where nearly every

@@ -299,6 +299,51 @@ static unsigned char *owner;	/* per unit: thread id + 1, or 0 */
 static volatile int stop_now;
 static unsigned long stress_ops[64];
 
+/*
+ * Ranges passed between threads, so that a range allocated on one "CPU"
+ * is freed on another: through the index, while the allocating CPU's
+ * table of recent ranges still names it.
+ */
+#define MAILBOX		16
+static struct { unsigned long start, size, who; } mailbox[MAILBOX];
+static pthread_mutex_t mailbox_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Leave a range in slot @i and take the one there (size 0: none). */
+static void mailbox_swap(unsigned long i, unsigned long *start,
+			 unsigned long *size, unsigned long *who)
+{
+	unsigned long s, n, w;
+
+	pthread_mutex_lock(&mailbox_lock);
+	s = mailbox[i].start;
+	n = mailbox[i].size;
+	w = mailbox[i].who;
+	mailbox[i].start = *start;
+	mailbox[i].size = *size;
+	mailbox[i].who = *who;
+	pthread_mutex_unlock(&mailbox_lock);
+	*start = s;
+	*size = n;
+	*who = w;
+}
+
+/* Unmark a range held by thread @who, then free it. */
+static void stress_free(unsigned long id, unsigned long start,
+			unsigned long size, unsigned long who)
+{
+	unsigned long u;
+	int ret;
+
+	for (u = 0; u < size; u++)
+		if (__atomic_exchange_n(&owner[start + u], 0,
+					__ATOMIC_SEQ_CST) != who + 1)
+			fail("thread %lu: unit %lx lost before its free", id,
+			     start + u);
+	ret = sl_range_free(&ra, start, size);
+	if (ret)
+		fail("thread %lu: free [%lx, +%lu): %d", id, start, size, ret);
+}
+
 static void *stress_thread(void *arg)
 {
 	unsigned long id = (unsigned long)arg, ring_s[RING], ring_n[RING];
@@ -311,16 +356,17 @@ static void *stress_thread(void *arg)
 		int ret;
 
 		if (n == RING) {
-			/* Free the oldest: unmark it first, then return it. */
-			for (u = 0; u < ring_n[head]; u++)
-				if (__atomic_exchange_n(&owner[ring_s[head] + u], 0,
-							__ATOMIC_SEQ_CST) != id + 1)
-					fail("thread %lu: unit %lx lost before its free",
-					     id, ring_s[head] + u);
-			ret = sl_range_free(&ra, ring_s[head], ring_n[head]);
-			if (ret)
-				fail("thread %lu: free [%lx, +%lu): %d", id,
-				     ring_s[head], ring_n[head], ret);
+			/*
+			 * Free the oldest, or one another thread left in
+			 * the mailbox in its place.
+			 */
+			unsigned long s = ring_s[head], sz = ring_n[head];
+			unsigned long who = id;
+
+			if (rnd(&state) % 4 == 0)
+				mailbox_swap(rnd(&state) % MAILBOX, &s, &sz, &who);
+			if (sz)
+				stress_free(id, s, sz, who);
 			head = (head + 1) % RING;
 			n--;
 		}
@@ -382,6 +428,12 @@ static void run_stress(unsigned int threads, double seconds,
 	for (i = 0; i < threads; i++) {
 		pthread_join(tid[i], NULL);
 		total += stress_ops[i];
+	}
+	for (i = 0; i < MAILBOX; i++) {
+		if (mailbox[i].size)
+			stress_free(0, mailbox[i].start, mailbox[i].size,
+				    mailbox[i].who);
+		mailbox[i].size = 0;
 	}
 	sl_range_stats(&ra, &st);
 	if (st.free != STRESS_SPACE || st.ranges || st.largest_free != STRESS_SPACE)
