@@ -25,7 +25,7 @@
 #                    own; results in build/bench/kernel.{md,json,png}
 #   make bench-iommu the IOMMU demo (sl_iommu.ko) in a 6.1 VM: every fio
 #                    workload of tools/fio/ on every IOVA allocator; results
-#                    in build/bench/iommu.{md,json,png}
+#                    in build/bench/iommu.{md,json,png,rst}
 #   make help        this text
 
 TOP := $(CURDIR)

@@ -26,6 +26,13 @@ fail() {
 	status=1
 }
 
+# Each part says how long it took, to show where the suite's time goes.
+t0=$(date +%s)
+took() {
+	echo "guest: $1 took $(( $(date +%s) - t0 )) s"
+	t0=$(date +%s)
+}
+
 for f in $kmod/skiplist.ko $kmod/test_skiplist.ko $kmod/skiplist_dev.ko \
 	 $ekmod/sl_extent.ko $ekmod/sl_extent_dev.ko $ikmod/sl_iommu.ko; do
 	[ -f "$f" ] || { echo "guest: $f missing: run 'make check-vm'"; exit 1; }
@@ -43,11 +50,13 @@ else
 	dmesg | grep test_skiplist | tail -20
 	fail "test_skiplist.ko"
 fi
+took "test_skiplist.ko"
 
 insmod "$kmod/skiplist_dev.ko" || exit 1
 for t in ioctl_test badinput_test concurrency_test fuzz_test; do
 	echo "guest: running $t"
 	"$tests/$t" || fail "$t"
+	took "$t"
 done
 
 insmod "$ekmod/sl_extent_dev.ko" || exit 1
@@ -55,6 +64,7 @@ for t in em_ioctl_test ra_ioctl_test extent_badinput_test \
 	 ra_concurrency_test em_concurrency_test extent_fuzz_test; do
 	echo "guest: running extent/$t"
 	"$tests/extent/$t" || fail "extent/$t"
+	took "extent/$t"
 done
 
 # The IOMMU demo: fio verify on every backend, shadow checks, bad
@@ -62,6 +72,7 @@ done
 echo "guest: running iommu_demo/sl_iommu_test.sh"
 selftests/iommu_demo/sl_iommu_test.sh "$ikmod/sl_iommu.ko" ||
 	fail "iommu_demo/sl_iommu_test.sh"
+took "iommu_demo/sl_iommu_test.sh"
 
 # Life cycle.
 seq 0 19999 | awk '{ print "insert", $1 * 16, 8, $1 }' > /tmp/fill.txt

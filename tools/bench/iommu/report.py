@@ -25,6 +25,8 @@ json is missing, unparsable or reports a fio error is a failed cell.
 Writes, into OUTDIR (default: DIR's parent):
   iommu.json  {"machine": {...}, "results": [...], "ratios": [...],
               "goals": [...]};
+  iommu.rst   the MB/s and goals tables as Documentation/iommu_demo.rst
+              shows them
   iommu.md    MB/s, IOPS, p99 latency, system and user CPU tables (a row per
               workload, a column per backend), the skiplist's MB/s ratio
               to each other backend, the goals and seed 004's figures;
@@ -346,6 +348,43 @@ def markdown(machine, idx, workloads, backends, ratios, peers, goals):
     return "\n".join(md) + "\n"
 
 
+def rst_table(header, rows):
+    """An RST simple table: columns as wide as their widest cell."""
+    widths = [max(len(str(r[i])) for r in [header] + rows)
+              for i in range(len(header))]
+    rule = "  ".join("=" * w for w in widths)
+
+    def line(cells):
+        return "  ".join(str(c).ljust(w)
+                         for c, w in zip(cells, widths)).rstrip()
+    return [rule, line(header), rule] + [line(r) for r in rows] + [rule]
+
+
+def rst(machine, idx, workloads, backends, goals):
+    """The MB/s and goals tables, as Documentation/iommu_demo.rst shows
+    them: pasted from here, not retyped."""
+    out = [f".. {machine_line(machine)}", ""]
+    rows = []
+    for w in workloads:
+        rows.append([label(idx, w, backends)] +
+                    ["FAIL" if "error" in idx[(w, b)] else
+                     fmt(idx[(w, b)].get("mb_per_sec"), "mb")
+                     for b in backends])
+    out += rst_table(["workload"] + backends, rows) + [""]
+    rows = []
+    for g in goals:
+        if g.get("not_run"):
+            measured, met = "not run", "-"
+        elif g["measured"] is None:
+            measured, met = "FAIL", "**no**"
+        else:
+            measured = fmt_ratio(g["measured"])
+            met = "yes" if g["met"] else "**no**"
+        rows.append([g["goal"], g["target_text"], measured, met])
+    out += rst_table(["goal", "target", "measured", "met"], rows)
+    return "\n".join(out) + "\n"
+
+
 def plot(machine, idx, workloads, backends, path):
     import matplotlib
     matplotlib.use("Agg")
@@ -426,6 +465,8 @@ def main():
     md = markdown(machine, idx, workloads, backends, ratios, peers, goals)
     with open(os.path.join(out, "iommu.md"), "w") as f:
         f.write(md)
+    with open(os.path.join(out, "iommu.rst"), "w") as f:
+        f.write(rst(machine, idx, workloads, backends, goals))
     plot(machine, idx, workloads, backends, os.path.join(out, "iommu.png"))
     sys.stdout.write(md)
 

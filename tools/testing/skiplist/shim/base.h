@@ -60,9 +60,6 @@ typedef unsigned int slab_flags_t;
 #define smp_wmb()	__atomic_thread_fence(__ATOMIC_RELEASE)
 #define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define smp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
-/* A store, then a full barrier. */
-#define smp_store_mb(x, v) \
-	do { WRITE_ONCE(x, v); smp_mb(); } while (0)
 #define cpu_relax()	__builtin_ia32_pause()
 
 #define cmpxchg(ptr, old, new) ({					\
