@@ -276,6 +276,15 @@ def fmt_ratio(v):
     return "-" if v is None else f"{v:.2f}x"
 
 
+def goal_cells(g, no):
+    """The measured and met? cells of a goal; @no is how a miss reads."""
+    if g.get("not_run"):
+        return "not run", "-"
+    if g["measured"] is None:
+        return "FAIL", no
+    return fmt_ratio(g["measured"]), "yes" if g["met"] else no
+
+
 def label(idx, w, backends):
     """'randread (16 jobs, iodepth 10)' from the first good cell of w."""
     for b in backends:
@@ -330,13 +339,7 @@ def markdown(machine, idx, workloads, backends, ratios, peers, goals):
     md += ["", "### Goals", "", "| goal | target | measured | met? |",
            "|---|---|---:|---|"]
     for g in goals:
-        if g.get("not_run"):
-            measured, met = "not run", "-"
-        elif g["measured"] is None:
-            measured, met = "FAIL", "NO"
-        else:
-            measured = fmt_ratio(g["measured"])
-            met = "yes" if g["met"] else "NO"
+        measured, met = goal_cells(g, "NO")
         md.append(f"| {g['goal']} | {g['target_text']} | {measured} | "
                   f"{met} |")
     failed = [r for r in idx.values() if "error" in r]
@@ -373,14 +376,7 @@ def rst(machine, idx, workloads, backends, goals):
     out += rst_table(["workload"] + backends, rows) + [""]
     rows = []
     for g in goals:
-        if g.get("not_run"):
-            measured, met = "not run", "-"
-        elif g["measured"] is None:
-            measured, met = "FAIL", "**no**"
-        else:
-            measured = fmt_ratio(g["measured"])
-            met = "yes" if g["met"] else "**no**"
-        rows.append([g["goal"], g["target_text"], measured, met])
+        rows.append([g["goal"], g["target_text"], *goal_cells(g, "**no**")])
     out += rst_table(["goal", "target", "measured", "met"], rows)
     return "\n".join(out) + "\n"
 
