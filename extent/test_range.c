@@ -260,7 +260,10 @@ static void test_range_recent(void)
 		SL_EXPECT(sl_range_free(&ra, b, 3) == 0);
 		SL_EXPECT(sl_range_free(&ra, b, 3) == -ENOENT);
 	}
-	/* Emptying the caches erases what the table still names. */
+	/*
+	 * A reservation over the cached range empties the caches (erasing
+	 * what the table named) and puts its own range in that entry.
+	 */
 	SL_EXPECT(sl_range_reserve(&ra, b, 3, GFP_KERNEL) == 0);
 	synchronize_rcu();
 	rcu_barrier();
