@@ -14,6 +14,7 @@ static struct kunit *sl_kunit_current;
 #define SL_TEST_REPORT(func, line, cond)				\
 	KUNIT_FAIL(sl_kunit_current, "%s:%d: expected %s", func, line, cond)
 #define SL_TEST_KUNIT
+#define SL_TEST_ROUNDS_DIV	5
 #include "test_skiplist.c"
 
 static void sl_kunit_describe(const struct sl_test_case *tc, char *desc)

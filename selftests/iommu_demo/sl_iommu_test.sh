@@ -14,9 +14,12 @@
 #  - load and unload cycles leave no leak report in the kernel log.
 #
 #   sl_iommu_test.sh MODULE.ko
-# SLB_IO_SIZE (default 1M) is what each fio job moves per check.
+# SLB_IO_SIZE (default 1M) is what each fio job moves per check;
+# SLB_DD_BLOCKS (default 256) the 4 KiB blocks each dd writer moves where
+# dd stands in for fio.
 ko=${1:?usage: sl_iommu_test.sh path/to/sl_iommu.ko}
 io_size=${SLB_IO_SIZE:-1M}
+dd_blocks=${SLB_DD_BLOCKS:-256}
 backends=none,rbtree,iova,maple,skiplist,skiplist-nocache
 fio_dir=$(dirname "$0")/../../tools/fio
 n=0
@@ -59,6 +62,14 @@ if [ ! -d /proc/sysvipc ]; then
 	echo "# no System V IPC in this kernel, which fio needs: dd verifies instead"
 fi
 [ -f "$ko" ] || { echo "Bail out! $ko missing"; exit 1; }
+# Eight regions of it must fit in the 64 MiB device.
+case $dd_blocks in
+''|*[!0-9]*) echo "Bail out! SLB_DD_BLOCKS=$dd_blocks is not a number"; exit 1 ;;
+esac
+if [ "$dd_blocks" -lt 1 ] || [ "$dd_blocks" -gt 2048 ]; then
+	echo "Bail out! SLB_DD_BLOCKS=$dd_blocks is not in 1..2048"
+	exit 1
+fi
 
 check "backend=bogus refused" refused "backend=bogus" backend=bogus
 check "nr_devices=17 refused" refused "nr_devices=17" nr_devices=17
@@ -75,31 +86,43 @@ if ! insmod "$ko" debug=1 backend=$backends; then
 	exit 1
 fi
 
+# Waits for every process named, so that none outlives a failed check;
+# fails if any of them failed.
+wait_all() {
+	local pid bad=0
+
+	for pid in "$@"; do
+		wait "$pid" || bad=1
+	done
+	return $bad
+}
+
 # fio needs System V shared memory; the debug kernels are built without
 # it.  There, eight dd processes write random data to their own regions of
 # the device at once (4 KiB direct writes), read it back at once, and each
 # region must match: concurrent maps and unmaps with the data checked, but
 # not fio's mix of jobs.
 dd_verify() {
-	local i pids
-	head -c 8M /dev/urandom > /tmp/slb-pattern || return 1
+	local i pids b=$dd_blocks
+
+	head -c $((8 * b * 4096)) /dev/urandom > /tmp/slb-pattern || return 1
 	pids=
 	for i in 0 1 2 3 4 5 6 7; do
-		dd if=/tmp/slb-pattern of="$1" bs=4k skip=$((i * 256)) \
-			seek=$((i * 256)) count=256 oflag=direct conv=notrunc \
+		dd if=/tmp/slb-pattern of="$1" bs=4k skip=$((i * b)) \
+			seek=$((i * b)) count=$b oflag=direct conv=notrunc \
 			2>/dev/null &
 		pids="$pids $!"
 	done
-	for i in $pids; do wait $i || return 1; done
+	wait_all $pids || return 1
 	pids=
 	for i in 0 1 2 3 4 5 6 7; do
-		dd if="$1" of=/tmp/slb-back.$i bs=4k skip=$((i * 256)) \
-			count=256 iflag=direct 2>/dev/null &
+		dd if="$1" of=/tmp/slb-back.$i bs=4k skip=$((i * b)) \
+			count=$b iflag=direct 2>/dev/null &
 		pids="$pids $!"
 	done
-	for i in $pids; do wait $i || return 1; done
+	wait_all $pids || return 1
 	for i in 0 1 2 3 4 5 6 7; do
-		dd if=/tmp/slb-pattern bs=4k skip=$((i * 256)) count=256 \
+		dd if=/tmp/slb-pattern bs=4k skip=$((i * b)) count=$b \
 			2>/dev/null | cmp -s - /tmp/slb-back.$i ||
 			{ echo "# $1: region $i read back wrong"; return 1; }
 	done

@@ -19,19 +19,7 @@ ekmod=build/kmod-$(uname -r)/extent
 ikmod=build/kmod-$(uname -r)/iommu_demo
 tests=build/selftests
 slctl=build/tools/slctl
-status=0
-
-fail() {
-	echo "guest: FAIL: $*"
-	status=1
-}
-
-# Each part says how long it took, to show where the suite's time goes.
-t0=$(date +%s)
-took() {
-	echo "guest: $1 took $(( $(date +%s) - t0 )) s"
-	t0=$(date +%s)
-}
+. "$(dirname "$0")/guest-lib.sh"
 
 for f in $kmod/skiplist.ko $kmod/test_skiplist.ko $kmod/skiplist_dev.ko \
 	 $ekmod/sl_extent.ko $ekmod/sl_extent_dev.ko $ikmod/sl_iommu.ko; do
