@@ -43,6 +43,10 @@ import re
 import statistics
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                ".."))
+from rst_table import rst_table  # noqa: E402
+
 BACKENDS = ["none", "rbtree", "iova", "maple", "skiplist", "skiplist-nocache"]
 WORKLOADS = ["seqwrite", "randread", "randwrite", "randread-1job", "mixed"]
 BASE = "skiplist"
@@ -349,18 +353,6 @@ def markdown(machine, idx, workloads, backends, ratios, peers, goals):
                for r in failed]
     md += ["", SEED]
     return "\n".join(md) + "\n"
-
-
-def rst_table(header, rows):
-    """An RST simple table: columns as wide as their widest cell."""
-    widths = [max(len(str(r[i])) for r in [header] + rows)
-              for i in range(len(header))]
-    rule = "  ".join("=" * w for w in widths)
-
-    def line(cells):
-        return "  ".join(str(c).ljust(w)
-                         for c, w in zip(cells, widths)).rstrip()
-    return [rule, line(header), rule] + [line(r) for r in rows] + [rule]
 
 
 def rst(machine, idx, workloads, backends, goals):

@@ -11,6 +11,7 @@ writes them to results.txt) and writes, into OUTDIR:
                each peer, the allocators' churn and fragmented figures with
                ratios against the rbtree allocator and alloc_iova_fast, and
                the 1M/1K fragmented ratio of each allocator;
+  kernel.rst   the churn table in the form Documentation/extent.rst shows;
   kernel.png   grouped bars of the same (log scale).
 
 Usage: report.py RESULTS.txt [--out DIR] [--wall-seconds S]
@@ -22,6 +23,10 @@ import json
 import os
 import platform
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                ".."))
+from rst_table import rst_table  # noqa: E402
 
 INDEXES = ["skiplist", "rbtree-spin", "rbtree-rw", "maple", "xarray"]
 INDEX_WORKLOADS = ["lookup", "overlap", "range16", "scan", "mix50", "insdel",
@@ -250,6 +255,24 @@ def alloc_tables(results, idx, ratios, scaling, md):
     md.append("")
 
 
+def rst(results, idx, machine):
+    """The churn table as Documentation/extent.rst shows it (Mops/s per
+    allocator and kthread count): pasted from here, not retyped."""
+    out = [f".. guest kernel {machine.get('kernel', '?')}, "
+           f"{machine.get('vcpus', '?')} vCPUs, {machine.get('cell_ms', '?')}"
+           f" ms x {machine.get('rounds', '?')} rounds per cell, medians", ""]
+    present = [a for a in ALLOCATORS if any(r["impl"] == a and
+               r["workload"] == "churn" for r in results)]
+    if present:
+        rows = [[str(t)] + [fmt(mops(idx.get(("churn", a, 0, t))))
+                            for a in present]
+                for t in threads_of(results, ["churn"])]
+        out += rst_table(["kthreads"] + present, rows)
+    else:
+        out.append(".. no churn results in this run")
+    return "\n".join(out) + "\n"
+
+
 def plot(results, idx, path):
     import matplotlib
     matplotlib.use("Agg")
@@ -316,7 +339,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", help="results.txt from the guest")
     ap.add_argument("--out", default="build/bench",
-                    help="directory for kernel.{json,md,png} (default %(default)s)")
+                    help="directory for kernel.{json,md,rst,png} (default %(default)s)")
     ap.add_argument("--wall-seconds", type=float,
                     help="how long the VM run took, for the record")
     args = ap.parse_args()
@@ -363,6 +386,8 @@ def main():
         f.write("\n")
     with open(os.path.join(args.out, "kernel.md"), "w") as f:
         f.write("\n".join(md))
+    with open(os.path.join(args.out, "kernel.rst"), "w") as f:
+        f.write(rst(results, idx, machine))
     plot(results, idx, os.path.join(args.out, "kernel.png"))
     if errors or bad:
         sys.exit("report.py: the run had errors (see kernel.md)")
