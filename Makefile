@@ -40,7 +40,7 @@ KDIR ?= /lib/modules/$(KREL_61)/build
 PY := /usr/bin/python3
 CHECKPATCH := $(BUILD)/tools/checkpatch/checkpatch.pl
 KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h extent/*.[ch] \
-	extent/uapi/*.h iommu_demo/*.[ch] tools/bench/kernel/*.c)
+	extent/uapi/*.h iommu_demo/*.[ch] tools/bench/kernel/*.c tools/peers/*.h)
 
 .PHONY: all modules setup check check-user check-kernel check-vm check-debug \
 	debug-run check-debug-checkers debug-modules lint mutants \
@@ -66,6 +66,7 @@ define kmod
 	cp -f Kbuild $$out/Kbuild; mkdir -p $$out/tools/bench; \
 	cp -rsf $(TOP)/skiplist $(TOP)/extent $(TOP)/iommu_demo $$out/; \
 	cp -rsf $(TOP)/tools/bench/kernel $$out/tools/bench/; \
+	cp -rsf $(TOP)/tools/peers $$out/tools/; \
 	echo "modules for $(2) in $$out"; \
 	$(MAKE) --no-print-directory -C $(1) M=$$out $(3) modules 2>&1 | \
 		tee $$out/build.log | grep -v '^  [A-Z]' | grep -v 'Skipping BTF' || true; \
