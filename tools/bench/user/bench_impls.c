@@ -14,5 +14,6 @@ const struct bench_impl *const bench_impls[] = {
 	&bench_impl_rbtree_rw,
 	&bench_impl_tbb_map,
 	&bench_impl_cds_skiplist,
+	&bench_impl_maple,
 	NULL,
 };

@@ -83,6 +83,7 @@ extern const struct bench_impl bench_impl_rbtree_spin;
 extern const struct bench_impl bench_impl_rbtree_rw;
 extern const struct bench_impl bench_impl_tbb_map;
 extern const struct bench_impl bench_impl_cds_skiplist;
+extern const struct bench_impl bench_impl_maple;
 #ifdef HAVE_SKIPLIST
 extern const struct bench_impl bench_impl_skiplist;
 #endif

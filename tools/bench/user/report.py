@@ -6,7 +6,8 @@ Reads DIR/user.json (bench_user) and DIR/extras-skip.json,
 DIR/extras-noskip.json (skiplist_extras with and without the seed-001
 skip), and:
   - adds to user.json: "key_loads", "skiplist_memory", "leaf_alloc_free_ns"
-    and "goals" (each goal of the core issue, its target, the measured
+    and "goals" (each goal of the core issue, and issue 5's lookup goal
+    against the maple tree measured natively: its target, the measured
     value and whether it is met), all computed from the measurements;
   - appends the same as tables to user.md;
   - rewrites the part of README.md between the BENCH-USER markers with the
@@ -87,6 +88,11 @@ def main():
                    "lookup", n_lookup, threads, "tbb-map", 1.5),
         ratio_goal(doc, f"50/50 mix, {n_mix} items, {threads} threads, vs rbtree-spin",
                    "mix50", n_mix, threads, "rbtree-spin", 3.0),
+        # Issue 5 sets this one for the in-kernel benchmark (under emulation
+        # there); here the kernel's own maple tree runs natively beside us.
+        ratio_goal(doc, f"lookups, {n_lookup} items, {threads} threads, vs maple "
+                   "(issue 5's in-kernel goal, here natively)",
+                   "lookup", n_lookup, threads, "maple", 1.0),
         {"goal": f"key loads per lookup, {big} items, fewer with the seed-001 skip",
          "target": ">= 15%", "measured": ld["fewer_pct"], "unit": "%",
          "met": ld["fewer_pct"] >= 15},
@@ -132,7 +138,7 @@ def main():
                  "| tower height | leaf bytes | per-height cache | malloc/free |", "|---:|---:|---:|---:|"]
     extra_md += [f"| {a['height']} | {a['bytes']} | {a['cache']:.1f} | {a['malloc']:.1f} |"
                  for a in skip["leaf_alloc_free_ns"]]
-    extra_md += ["", "## goals of the core issue", ""] + goal_md + [""]
+    extra_md += ["", "## goals", ""] + goal_md + [""]
     # Replace what an earlier run of this script added, so it can be rerun.
     marker = "<!-- report.py -->"
     md_path = os.path.join(args.dir, "user.md")
