@@ -95,20 +95,20 @@ int sl_check(struct sl_list *list)
 		unsigned long seen = 0;
 
 		prev = list->head;
-		leaf = rcu_dereference(prev->up[level - 1].next);
+		leaf = rcu_dereference(sl_up(prev, level)->next);
 		if (leaf && level >= READ_ONCE(list->level))
 			ret = sl_fail(leaf, "linked above the list level %u",
 				      list->level);
 		for (; leaf && !ret; prev = leaf,
-		     leaf = rcu_dereference(leaf->up[level - 1].next)) {
+		     leaf = rcu_dereference(sl_up(leaf, level)->next)) {
 			seen++;
 			if (leaf->dead || leaf->height <= level ||
 			    leaf->lo <= prev->lo)
 				ret = sl_fail(leaf, "bad link at level %d",
 					      level);
-			else if (prev->up[level - 1].lo != leaf->lo)
+			else if (sl_up(prev, level)->lo != leaf->lo)
 				ret = sl_fail(prev, "link at level %d caches fence %lx, not %lx",
-					      level, prev->up[level - 1].lo,
+					      level, sl_up(prev, level)->lo,
 					      leaf->lo);
 		}
 		/* The head is counted in tall[] but is not its own successor. */

@@ -119,7 +119,7 @@ static bool sl_gap_raise_word(unsigned long *word, unsigned long gap)
 static inline struct sl_link *sl_gap_link(struct sl_leaf *leaf,
 					  unsigned int level)
 {
-	return &leaf->up[level - 1];
+	return sl_up(leaf, level);
 }
 
 /*

@@ -27,17 +27,19 @@ struct sl_leaf *sl_leaf_alloc(unsigned int height, gfp_t gfp)
 {
 	struct sl_leaf *leaf;
 	unsigned int i;
+	void *obj;
 
 	if (WARN_ON(height < 1 || height > SL_MAX_HEIGHT))
 		return NULL;
-	leaf = kmem_cache_alloc(sl_leaf_cache[height - 1], gfp);
-	if (!leaf)
+	obj = kmem_cache_alloc(sl_leaf_cache[height - 1], gfp);
+	if (!obj)
 		return NULL;
-	memset(leaf, 0, sl_leaf_size(height));
+	memset(obj, 0, sl_leaf_size(height));
+	leaf = obj + sl_tower_bytes(height);
 	leaf->height = height;
 	/* A new link knows nothing of the gaps it will span (gap.c). */
-	for (i = 0; i < height - 1; i++)
-		leaf->up[i].gap = sl_gap_unknown();
+	for (i = 1; i < height; i++)
+		sl_up(leaf, i)->gap = sl_gap_unknown();
 	spin_lock_init(&leaf->lock);
 	lockdep_set_class(&leaf->lock, &sl_leaf_lock_key);
 	seqcount_spinlock_init(&leaf->seq, &leaf->lock);
@@ -47,7 +49,8 @@ struct sl_leaf *sl_leaf_alloc(unsigned int height, gfp_t gfp)
 /* Free a leaf no reader can have seen. */
 void sl_leaf_free(struct sl_leaf *leaf)
 {
-	kmem_cache_free(sl_leaf_cache[leaf->height - 1], leaf);
+	kmem_cache_free(sl_leaf_cache[leaf->height - 1],
+			(void *)leaf - sl_tower_bytes(leaf->height));
 }
 
 static void sl_leaf_free_cb(struct rcu_head *head)
@@ -87,7 +90,7 @@ int sl_caches_init(void)
 		snprintf(sl_leaf_cache_name[h - 1],
 			 sizeof(sl_leaf_cache_name[0]), "skiplist_leaf_%u", h);
 		sl_leaf_cache[h - 1] = kmem_cache_create(sl_leaf_cache_name[h - 1],
-							 sl_leaf_size(h), 0, 0,
+							 sl_leaf_size(h), SL_LEAF_ALIGN, 0,
 							 NULL);
 		if (!sl_leaf_cache[h - 1]) {
 			pr_err("skiplist: cannot create slab cache %s\n",

@@ -68,61 +68,91 @@ struct sl_link {
  *          (and against copies of it in the links) without synchronisation.
  * @hi:     upper fence, inclusive: every key in the leaf is <= @hi, and the
  *          next leaf's @lo is @hi + 1.  Changes under @lock and @seq.
+ * @next:   level 0 forward pointer.
  * @nr:     slots in use, keys[0..nr) and slots[0..nr).
  * @height: tower height, fixed at allocation: level 0 plus @height - 1
- *          links in @up.
+ *          links below the header (sl_up()).
  * @linked: tower levels linked so far; the upper levels are linked after
  *          the leaf is published at level 0.
  * @dead:   set once the leaf is unlinked from level 0; never cleared.
  * @seq:    readers snapshot the leaf between two reads of it.
- * @lock:   serialises writers of this leaf (rules in locking.c).
  * @prev:   level 0 back pointer; a hint that writers and backward
  *          iteration confirm through prev->next.  Never followed from a
  *          dead leaf: it froze at death and may name a leaf freed since
  *          (sl_left_of_dead()).
- * @next:   level 0 forward pointer.
+ * @lock:   serialises writers of this leaf (rules in locking.c).
  * @keys:   start keys of the slots, sorted.
  * @rcu:    for freeing after a grace period.  It shares space with @keys,
  *          which nobody reads once the leaf is dead: readers check @dead
  *          in the same snapshot and throw away what they read, and writers
  *          check it under the lock.
  * @slots:  the slots, in key order; entries at @nr and above are NULL.
- * @up:     the tower above level 0; @up[level - 1] is the link at @level.
  *
- * A search passing through the leaf at level L touches only @up[L - 1]
- * (or, at level 0, @hi and @next), one cache line; the search that ends in
- * the leaf reads the header, which shares its line with the first keys.
+ * The tower is not in the structure: its links sit below it in the same
+ * slab object, the link at level 1 right under the header and higher
+ * levels further down, so that a search that comes down a leaf's tower
+ * reaches level 0 in the lines it is already reading.  The object is
+ * cache-line aligned and the header starts SL_HEADER_OFFSET bytes into a
+ * line, which puts the level 1 link and everything a search reads of the
+ * header (@lo, @hi, @next, @nr, @dead, @seq in non-debug builds) in one
+ * line; the keys follow, fetched in parallel (sl_prefetch_keys()).
+ * Measured with callgrind's cache model on 1M items: 17.5 L1 misses and
+ * 773 instructions per lookup with the tower at the end of the leaf,
+ * 13.9 and 629 this way (Documentation/skiplist.rst, "Leaf layout").
  */
 struct sl_leaf {
 	unsigned long lo;
 	unsigned long hi;
+	struct sl_leaf __rcu *next;
 	u8 nr;
 	u8 height;
 	u8 linked;
 	u8 dead;
 	seqcount_spinlock_t seq;
-	spinlock_t lock;		/* rules in locking.c */
 	struct sl_leaf __rcu *prev;
-	struct sl_leaf __rcu *next;
+	spinlock_t lock;		/* rules in locking.c */
 	union {
 		unsigned long keys[SL_LEAF_KEYS];
 		struct rcu_head rcu;
 	};
 	struct sl_slot *slots[SL_LEAF_KEYS];
-	struct sl_link up[];
 };
+
+/* Where the header sits in its cache line (struct sl_leaf). */
+#define SL_LEAF_ALIGN		64
+#define SL_HEADER_OFFSET	32
+
+/*
+ * Bytes of a slab object below the header: the tower's links, padded so
+ * that the header lands SL_HEADER_OFFSET into a line.  A leaf without a
+ * tower starts its object, header first.
+ */
+static inline size_t sl_tower_bytes(unsigned int height)
+{
+	size_t links = (height - 1) * sizeof(struct sl_link);
+
+	if (height == 1)
+		return 0;
+	return links + ((SL_HEADER_OFFSET - links) & (SL_LEAF_ALIGN - 1));
+}
 
 static inline size_t sl_leaf_size(unsigned int height)
 {
-	return offsetof(struct sl_leaf, up) +
-		(height - 1) * sizeof(struct sl_link);
+	return sizeof(struct sl_leaf) + sl_tower_bytes(height);
+}
+
+/* The link at @level >= 1: the tower sits below the header, level 1 nearest. */
+static inline struct sl_link *sl_up(const struct sl_leaf *leaf,
+				    unsigned int level)
+{
+	return (struct sl_link *)leaf - level;
 }
 
 /* The forward pointer of @leaf at @level (0 included). */
 static inline struct sl_leaf __rcu **sl_next_ptr(struct sl_leaf *leaf,
 						 unsigned int level)
 {
-	return level ? &leaf->up[level - 1].next : &leaf->next;
+	return level ? &sl_up(leaf, level)->next : &leaf->next;
 }
 
 /*

@@ -46,7 +46,7 @@ struct sl_leaf *sl_descend(struct sl_list *list, unsigned long key,
 
 	for (level = READ_ONCE(list->level) - 1; level > 0; level--) {
 		for (;;) {
-			struct sl_link *link = &leaf->up[level - 1];
+			struct sl_link *link = sl_up(leaf, level);
 			unsigned long lo;
 
 			next = rcu_dereference(link->next);

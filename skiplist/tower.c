@@ -97,8 +97,8 @@ void sl_tower_link(struct sl_list *list, struct sl_leaf *leaf)
 			succ = sl_next_locked(pred, level);
 			if (!pred->dead && pred->lo < leaf->lo &&
 			    (!succ || succ->lo >= leaf->lo)) {
-				struct sl_link *link = &leaf->up[level - 1];
-				struct sl_link *plink = &pred->up[level - 1];
+				struct sl_link *link = sl_up(leaf, level);
+				struct sl_link *plink = sl_up(pred, level);
 
 				link->lo = succ ? succ->lo : 0;
 				RCU_INIT_POINTER(link->next, succ);
@@ -127,7 +127,7 @@ void sl_tower_link(struct sl_list *list, struct sl_leaf *leaf)
 static bool sl_unlink_level(struct sl_list *list, struct sl_leaf *leaf,
 			    unsigned int level)
 {
-	struct sl_link *link = &leaf->up[level - 1], *plink;
+	struct sl_link *link = sl_up(leaf, level), *plink;
 	struct sl_locked held = {};
 	struct sl_leaf *pred, *succ;
 	bool done = false;
@@ -137,7 +137,7 @@ static bool sl_unlink_level(struct sl_list *list, struct sl_leaf *leaf,
 		return false;
 	sl_lock_leaf(&held, pred);
 	if (!pred->dead && sl_next_locked(pred, level) == leaf) {
-		plink = &pred->up[level - 1];
+		plink = sl_up(pred, level);
 		/* @leaf is dead, so its links no longer change. */
 		succ = rcu_dereference_protected(link->next,
 						 READ_ONCE(leaf->dead));

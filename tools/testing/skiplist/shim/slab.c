@@ -17,9 +17,22 @@
 struct kmem_cache {
 	char name[48];
 	size_t size;
+	size_t align;
 	long live;
 	int id;
 };
+
+/* An object of @cache, aligned as the cache asks, like SLUB's. */
+static void *shim_cache_malloc(struct kmem_cache *cache)
+{
+	void *obj;
+
+	if (cache->align <= 16)
+		return malloc(cache->size);
+	if (posix_memalign(&obj, cache->align, cache->size))
+		return NULL;
+	return obj;
+}
 
 static int shim_nr_caches;
 
@@ -159,13 +172,13 @@ struct kmem_cache *kmem_cache_create(const char *name, unsigned int size,
 {
 	struct kmem_cache *cache = calloc(1, sizeof(*cache));
 
-	(void)align;
 	(void)flags;
 	SHIM_ASSERT(!ctor, "constructors are not supported");
 	if (!cache)
 		return NULL;
 	snprintf(cache->name, sizeof(cache->name), "%s", name);
 	cache->size = size;
+	cache->align = align;
 	cache->id = __atomic_fetch_add(&shim_nr_caches, 1, __ATOMIC_RELAXED);
 	return cache;
 }
@@ -194,7 +207,7 @@ void *kmem_cache_alloc(struct kmem_cache *cache, gfp_t gfp)
 		return NULL;
 	if (cache->id < SHIM_FAST_CACHES && fl->nr)
 		return fl->obj[--fl->nr];
-	return malloc(cache->size);
+	return shim_cache_malloc(cache);
 }
 
 void kmem_cache_free(struct kmem_cache *cache, void *obj)
@@ -220,7 +233,7 @@ void *kmem_cache_alloc(struct kmem_cache *cache, gfp_t gfp)
 	might_alloc(gfp);
 	if (shim_should_fail())
 		return NULL;
-	obj = malloc(cache->size);
+	obj = shim_cache_malloc(cache);
 	if (!obj)
 		return NULL;
 	/* Garbage, not zeroes: code that forgets to initialise shows it. */
