@@ -23,6 +23,10 @@
 #                    the in-kernel benchmark (sl_bench.ko) in a 6.1 VM:
 #                    indexes and range allocators against the kernel's
 #                    own; results in build/bench/kernel.{md,json,png}
+#   make bench-alloc-native
+#                    sl_bench.ko's allocator workloads built as a native
+#                    program, the kernel's IOVA allocator beside ours;
+#                    results in build/bench/alloc-native.{md,json,png}
 #   make bench-iommu the IOMMU demo (sl_iommu.ko) in a 6.1 VM: every fio
 #                    workload of tools/fio/ on every IOVA allocator; results
 #                    in build/bench/iommu.{md,json,png,rst}
@@ -45,7 +49,7 @@ KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h extent/*.[ch] \
 .PHONY: all modules setup check check-user check-kernel check-vm check-debug \
 	debug-run check-debug-checkers debug-modules lint mutants \
 	demo bench-build bench-smoke bench-user bench-user-quick bench-leaf-sweep \
-	bench-kernel bench-iommu clean help
+	bench-kernel bench-native-build bench-alloc-native bench-iommu clean help
 
 all: modules
 
@@ -114,10 +118,15 @@ mutants:
 
 # The benchmark must keep building and running: a tiny run of every index
 # and workload, and the rbtree peer's own test against a model.
-bench-smoke: bench-build
+bench-smoke: bench-build bench-native-build
 	$(MAKE) -C tools/bench/user BUILD=$(BUILD)/bench-obj/driver rbtree_selftest
 	$(BUILD)/bench-obj/driver/bench_user --items 1000 --threads 1,2 \
 		--seconds 0.02 --rounds 1 --out $(BUILD)/bench/smoke > /dev/null
+	mkdir -p $(BUILD)/bench/smoke
+	$(NATIVE_OBJ)/sl_bench_native --items 1024 --threads 1,2 --cell-ms 20 \
+		--rounds 1 > $(BUILD)/bench/smoke/alloc-native.txt
+	$(PY) tools/bench/kernel/report.py $(BUILD)/bench/smoke/alloc-native.txt \
+		--out $(BUILD)/bench/smoke --name alloc-native
 
 # Real kernels: both Debian 12 kernels boot under virtme-ng, load the
 # modules and run test_skiplist.ko; the kernel log must stay clean.
@@ -277,6 +286,61 @@ bench-iommu: setup
 	$(PY) tools/bench/iommu/report.py $(BENCH_DIR)/iommu-vm \
 		--out $(BENCH_DIR) --wall-seconds $$(($$(date +%s) - start)) > /dev/null
 	@cat $(BENCH_DIR)/iommu.md
+
+# The allocator workloads of sl_bench.ko built as a native program
+# (tools/bench/kernel/native/): the module's own workload and allocator
+# files on the fast shim, with the kernel's IOVA allocator and rbtree
+# (drivers/iommu/iova.c, tools/lib/rbtree.c) taken from Debian's
+# linux-source-6.1 at build time.
+NATIVE_OBJ := $(BUILD)/bench-obj/native
+NATIVE_SRC := $(TOP)/tools/bench/kernel/native
+NATIVE_LINUX := drivers/iommu/iova.c include/linux/iova.h tools/lib/rbtree.c \
+	tools/include/linux/rbtree.h tools/include/linux/rbtree_augmented.h
+# The module prints u64 with %llu; the shim's u64 is glibc's uint64_t.
+NATIVE_CFLAGS = $(FAST_CFLAGS) -Wno-format -I$(TOP)/tools/bench/kernel -I$(TOP)/tools/peers \
+	-I$(NATIVE_SRC)/include -I$(NATIVE_OBJ)/include -include $(NATIVE_SRC)/bench_native.h
+NATIVE_OURS := $(addprefix $(NATIVE_OBJ)/,alloc_work.o alloc_skiplist.o \
+	alloc_rbtree.o alloc_iova.o run_threads.o sl_bench_native.o)
+
+$(NATIVE_OBJ)/.extracted:
+	@test -f /usr/src/linux-source-6.1.tar.xz || \
+		{ echo "linux-source-6.1 missing: run 'make setup'"; exit 1; }
+	rm -rf $(NATIVE_OBJ)/linux $(NATIVE_OBJ)/include
+	mkdir -p $(NATIVE_OBJ)/linux $(NATIVE_OBJ)/include/linux
+	tar -xJf /usr/src/linux-source-6.1.tar.xz -C $(NATIVE_OBJ)/linux \
+		--strip-components=1 $(addprefix linux-source-6.1/,$(NATIVE_LINUX))
+	cp $(NATIVE_OBJ)/linux/include/linux/iova.h \
+		$(NATIVE_OBJ)/linux/tools/include/linux/rbtree*.h $(NATIVE_OBJ)/include/linux/
+	touch $@
+
+$(NATIVE_OBJ)/%.o: tools/bench/kernel/%.c tools/bench/kernel/bench.h \
+		$(NATIVE_SRC)/bench_native.h $(NATIVE_OBJ)/.extracted
+	$(CC) $(NATIVE_CFLAGS) -c -o $@ $<
+
+$(NATIVE_OBJ)/%.o: $(NATIVE_SRC)/%.c tools/bench/kernel/bench.h \
+		$(NATIVE_SRC)/bench_native.h $(NATIVE_OBJ)/.extracted
+	$(CC) $(NATIVE_CFLAGS) -c -o $@ $<
+
+# The kernel's files, as they are: their warnings are not ours to fix.
+$(NATIVE_OBJ)/iova.o $(NATIVE_OBJ)/rbtree.o: $(NATIVE_OBJ)/.extracted $(NATIVE_SRC)/bench_native.h
+	$(CC) $(NATIVE_CFLAGS) -w -c -o $@ \
+		$(NATIVE_OBJ)/linux/$(if $(filter %iova.o,$@),drivers/iommu/iova.c,tools/lib/rbtree.c)
+
+$(NATIVE_OBJ)/sl_bench_native: $(NATIVE_OURS) $(NATIVE_OBJ)/iova.o \
+		$(NATIVE_OBJ)/rbtree.o $(FAST_OBJS)
+	$(CC) $(FAST_CFLAGS) -o $@ $^ -lurcu-qsbr -lpthread
+
+# BENCH_NATIVE_ARGS go to sl_bench_native (--threads, --cell-ms, --rounds,
+# --items, --allocators, --workloads); the defaults take about a minute.
+BENCH_NATIVE_ARGS ?= --threads 1,2 --cell-ms 500 --rounds 5
+bench-native-build: $(NATIVE_OBJ)/sl_bench_native
+
+bench-alloc-native: setup bench-native-build
+	mkdir -p $(BENCH_DIR)
+	$(NATIVE_OBJ)/sl_bench_native $(BENCH_NATIVE_ARGS) > $(BENCH_DIR)/alloc-native.txt
+	$(PY) tools/bench/kernel/report.py $(BENCH_DIR)/alloc-native.txt \
+		--out $(BENCH_DIR) --name alloc-native
+	@cat $(BENCH_DIR)/alloc-native.md
 
 # Keys per leaf, chosen by measurement: the benchmark and the memory figures
 # for each size in SWEEP_KEYS, side by side (build/bench/leaf-sweep.md).

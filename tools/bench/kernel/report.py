@@ -14,7 +14,11 @@ writes them to results.txt) and writes, into OUTDIR:
   kernel.rst   the churn table in the form Documentation/extent.rst shows;
   kernel.png   grouped bars of the same (log scale).
 
-Usage: report.py RESULTS.txt [--out DIR] [--wall-seconds S]
+The native build of the allocator workloads (native/sl_bench_native)
+prints the same lines; --name alloc-native writes its report under that
+name, headed as a native run.
+
+Usage: report.py RESULTS.txt [--out DIR] [--name NAME] [--wall-seconds S]
 """
 
 import argparse
@@ -68,7 +72,7 @@ def parse(path):
     return results, errors, machine, done
 
 
-def host_info():
+def host_info(native=False):
     cpu = "unknown CPU"
     try:
         with open("/proc/cpuinfo") as f:
@@ -78,6 +82,8 @@ def host_info():
                     break
     except OSError:
         pass
+    if native:
+        return f"{cpu}, {os.cpu_count()} CPUs, Linux {platform.release()}"
     accel = "tcg"
     kvm = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                        "../../../build/vm/kvm")
@@ -129,6 +135,8 @@ def index_tables(results, idx, ratios, md):
     present = [i for i in INDEXES if any(r["impl"] == i and
                r["workload"] in INDEX_WORKLOADS for r in results)]
     peers = [p for p in present if p != "skiplist"]
+    if not present:
+        return
     md.append("## Indexes\n")
     md.append("Throughput in millions of operations per second (scan: extents "
               "visited; fill: the random-order preload, one thread), and the "
@@ -340,6 +348,8 @@ def main():
     ap.add_argument("results", help="results.txt from the guest")
     ap.add_argument("--out", default="build/bench",
                     help="directory for kernel.{json,md,rst,png} (default %(default)s)")
+    ap.add_argument("--name", default="kernel",
+                    help="base name of the files written (default %(default)s)")
     ap.add_argument("--wall-seconds", type=float,
                     help="how long the VM run took, for the record")
     args = ap.parse_args()
@@ -352,14 +362,25 @@ def main():
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     host = host_info()
     module_s = sum(int(d.get("seconds", 0)) for d in done)
-    md.append("# In-kernel benchmark (sl_bench.ko)\n")
-    md.append(f"Measured by `make bench-kernel` on {host}; guest kernel "
-              f"{machine.get('kernel', '?')} with {machine.get('vcpus', '?')} "
-              f"vCPUs; {machine.get('cell_ms', '?')} ms per round, the median "
-              f"of {machine.get('rounds', '?')} rounds per cell; {when}.  Time inside the module: {module_s} s"
-              + (f"; whole VM run: {args.wall_seconds:.0f} s" if args.wall_seconds
-                 else "") + ".  Software emulation distorts absolute figures: "
-              "compare peers within this run only.\n")
+    native = machine.get("native") == "1"
+    if native:
+        md.append("# Allocator workloads of sl_bench.ko, built natively\n")
+        md.append(f"Measured by `make bench-alloc-native` on {host_info(native=True)}: "
+                  "the module's churn and frag workloads and allocator files as one "
+                  "userspace program, the skiplist's allocator and the kernel's IOVA "
+                  "allocator (drivers/iommu/iova.c) on the same userspace shim; "
+                  f"{machine.get('cell_ms', '?')} ms per round, the median of "
+                  f"{machine.get('rounds', '?')} rounds per cell; {when}.  "
+                  f"Time: {module_s} s.\n")
+    else:
+        md.append("# In-kernel benchmark (sl_bench.ko)\n")
+        md.append(f"Measured by `make bench-kernel` on {host}; guest kernel "
+                  f"{machine.get('kernel', '?')} with {machine.get('vcpus', '?')} "
+                  f"vCPUs; {machine.get('cell_ms', '?')} ms per round, the median "
+                  f"of {machine.get('rounds', '?')} rounds per cell; {when}.  Time inside the module: {module_s} s"
+                  + (f"; whole VM run: {args.wall_seconds:.0f} s" if args.wall_seconds
+                     else "") + ".  Software emulation distorts absolute figures: "
+                  "compare peers within this run only.\n")
     bad = [r for r in results if r.get("errors")]
     if errors or bad:
         md.append("**Errors:** " + "; ".join(
@@ -372,7 +393,7 @@ def main():
     alloc_tables(results, idx, ratios, scaling, md)
 
     os.makedirs(args.out, exist_ok=True)
-    doc = {"machine": {"kernel": machine.get("kernel"),
+    doc = {"machine": {"kernel": machine.get("kernel"), "native": native,
                        "vcpus": int(machine.get("vcpus", 0)),
                        "host": host, "cell_ms": int(machine.get("cell_ms", 0)),
                        "rounds": int(machine.get("rounds", 1)),
@@ -381,16 +402,16 @@ def main():
                        "wall_seconds": args.wall_seconds},
            "results": results, "ratios": ratios, "frag_scaling": scaling,
            "failures": errors}
-    with open(os.path.join(args.out, "kernel.json"), "w") as f:
+    with open(os.path.join(args.out, f"{args.name}.json"), "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
-    with open(os.path.join(args.out, "kernel.md"), "w") as f:
+    with open(os.path.join(args.out, f"{args.name}.md"), "w") as f:
         f.write("\n".join(md))
-    with open(os.path.join(args.out, "kernel.rst"), "w") as f:
+    with open(os.path.join(args.out, f"{args.name}.rst"), "w") as f:
         f.write(rst(results, idx, machine))
-    plot(results, idx, os.path.join(args.out, "kernel.png"))
+    plot(results, idx, os.path.join(args.out, f"{args.name}.png"))
     if errors or bad:
-        sys.exit("report.py: the run had errors (see kernel.md)")
+        sys.exit(f"report.py: the run had errors (see {args.name}.md)")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Included before every file of the native build of the allocator
+ * benchmark: what the kernel gives those files and the skiplist's
+ * userspace shim (tools/testing/skiplist/shim/) does not.  The shim's fast
+ * flavour (-DSHIM_FAST -DSHIM_RCU_QSBR) supplies locks, per-CPU data, slab
+ * caches and RCU, so the skiplist's allocator and the kernel's IOVA
+ * allocator run on the same ones.
+ */
+#ifndef _BENCH_NATIVE_H
+#define _BENCH_NATIVE_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+#include <linux/kernel.h>
+#include <linux/spinlock.h>
+#include <linux/slab.h>
+#include <linux/percpu.h>
+#include <linux/log2.h>
+#include <linux/module.h>
+#include <linux/rcupdate.h>
+
+#define KBUILD_MODNAME		"sl_bench_native"
+#define NSEC_PER_SEC		1000000000ULL
+#define PAGE_SIZE		4096UL
+#define ENOTSUPP		524
+#define MAX_ERRNO		4095
+
+typedef u64 dma_addr_t;
+
+#define IS_ERR_VALUE(x)	((unsigned long)(void *)(x) >= (unsigned long)-MAX_ERRNO)
+static inline void *ERR_PTR(long error) { return (void *)error; }
+static inline long PTR_ERR(const void *ptr) { return (long)ptr; }
+static inline bool IS_ERR(const void *ptr) { return IS_ERR_VALUE(ptr); }
+
+#define __printf(a, b)		__attribute__((format(printf, a, b)))
+#define clamp(val, lo, hi)	min(max((val), (lo)), (hi))
+/* Kconfig: the IOVA allocator is built in. */
+#define CONFIG_IOMMU_IOVA	1
+#define IS_REACHABLE(option)	(option)
+#define ALIGN(x, a)		(((x) + ((__typeof__(x))(a) - 1)) & ~((__typeof__(x))(a) - 1))
+#define IS_ALIGNED(x, a)	(((x) & ((__typeof__(x))(a) - 1)) == 0)
+
+#define swap(a, b) \
+	do { __typeof__(a) __tmp = (a); (a) = (b); (b) = __tmp; } while (0)
+
+static inline unsigned int fls_long(unsigned long x)
+{
+	return x ? 64 - __builtin_clzl(x) : 0;
+}
+
+/* ceil(log2(n)), 0 for n <= 1 */
+static inline unsigned int order_base_2(unsigned long n)
+{
+	return n > 1 ? fls_long(n - 1) : 0;
+}
+
+static inline unsigned long roundup_pow_of_two(unsigned long n)
+{
+	return n < 2 ? 1 : 1UL << (64 - __builtin_clzl(n - 1));
+}
+
+static inline u64 ktime_get_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
+{
+	return (u64)((unsigned __int128)a * b / c);
+}
+
+static inline u64 div64_u64(u64 a, u64 b)
+{
+	return a / b;
+}
+
+/*
+ * The workloads call cond_resched() between batches; here that is where a
+ * thread reports a quiescent state to RCU (QSBR), as a CPU does when it
+ * schedules.
+ */
+#define cond_resched()		shim_rcu_quiescent()
+
+typedef struct {
+	int counter;
+} atomic_t;
+
+/* What the kernel-only headers (kthread.h, completion.h) would declare. */
+struct completion {
+	int done;
+};
+
+/* The IOVA allocator's CPU hotplug hooks: no CPU goes away here. */
+struct hlist_node {
+	struct hlist_node *next, **pprev;
+};
+
+#define hlist_entry_safe(ptr, type, member) \
+	({ __typeof__(ptr) ____ptr = (ptr); \
+	   ____ptr ? container_of(____ptr, type, member) : NULL; })
+
+enum { CPUHP_IOMMU_IOVA_DEAD = 1 };
+
+static inline int cpuhp_setup_state_multi(int state, const char *name,
+		int (*startup)(unsigned int cpu, struct hlist_node *node),
+		int (*teardown)(unsigned int cpu, struct hlist_node *node))
+{
+	return 0;
+}
+
+static inline int cpuhp_state_add_instance_nocalls(int state,
+						   struct hlist_node *node)
+{
+	return 0;
+}
+
+static inline int cpuhp_state_remove_instance_nocalls(int state,
+						      struct hlist_node *node)
+{
+	return 0;
+}
+
+static inline void cpuhp_remove_multi_state(int state)
+{
+}
+
+struct mutex {
+	pthread_mutex_t m;
+};
+
+#define DEFINE_MUTEX(name)	struct mutex name = { PTHREAD_MUTEX_INITIALIZER }
+#define mutex_lock(l)		pthread_mutex_lock(&(l)->m)
+#define mutex_unlock(l)		pthread_mutex_unlock(&(l)->m)
+
+#define SLAB_HWCACHE_ALIGN	0
+#define assert_spin_locked(l)	((void)(l))
+#define for_each_online_cpu(cpu) for_each_possible_cpu(cpu)
+#define __alloc_percpu(size, align) shim_alloc_percpu(size)
+
+static inline int cache_line_size(void)
+{
+	return 64;
+}
+
+/* The only zeroed cache object is the IOVA allocator's struct iova. */
+#define kmem_cache_zalloc(cache, gfp) \
+	({ void *__p = kmem_cache_alloc((cache), (gfp)); \
+	   if (__p) \
+		memset(__p, 0, sizeof(struct iova)); \
+	   __p; })
+
+#endif /* _BENCH_NATIVE_H */
