@@ -72,7 +72,7 @@ struct sl_range_stats {
 #define SL_RANGE_CACHE_SIZES	32
 #define SL_RANGE_CACHE_DEPTH	16
 /* Ranges each CPU remembers handing out, for frees without a lookup. */
-#define SL_RANGE_RECENT_BITS	8
+#define SL_RANGE_RECENT_BITS	10
 #define SL_RANGE_RECENT		BIT(SL_RANGE_RECENT_BITS)
 
 int sl_range_init(struct sl_range_alloc *ra, unsigned long start,

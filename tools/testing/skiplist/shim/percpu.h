@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Dynamically allocated per-CPU variables: 8 KiB per "CPU" (the
+ * Dynamically allocated per-CPU variables: 16 KiB per "CPU" (the
  * thread id modulo NR_CPUS, as smp_processor_id()), allocated with
  * kzalloc() so that leaks and uses after free are seen like any other.
  */
@@ -11,7 +11,7 @@
 #include "slab.h"
 
 #define __percpu
-#define SHIM_PCPU_BYTES		8192
+#define SHIM_PCPU_BYTES		16384
 
 static inline void *shim_alloc_percpu(size_t size)
 {
