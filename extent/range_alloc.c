@@ -279,12 +279,11 @@ static bool sl_range_inside(const struct sl_range_alloc *ra,
 	return !ra->end || last < ra->end;
 }
 
-/* Take a cached range of @size units aligned to @align, if this CPU has one. */
-static struct sl_range *sl_range_cache_pop(struct sl_range_alloc *ra,
+/* Take a cached range of @size units aligned to @align from @cache. */
+static struct sl_range *sl_range_cache_pop(struct sl_range_cache *cache,
 					   unsigned long size,
 					   unsigned long align)
 {
-	struct sl_range_cache *cache = raw_cpu_ptr(ra->cache);
 	struct sl_range *range = NULL;
 	unsigned long flags;
 	unsigned int nr;
@@ -299,11 +298,10 @@ static struct sl_range *sl_range_cache_pop(struct sl_range_alloc *ra,
 	return range;
 }
 
-/* Keep @range, which the caller has marked cached, if there is room. */
-static bool sl_range_cache_push(struct sl_range_alloc *ra,
+/* Keep @range, which the caller has marked cached, in @cache if it has room. */
+static bool sl_range_cache_push(struct sl_range_cache *cache,
 				struct sl_range *range)
 {
-	struct sl_range_cache *cache = raw_cpu_ptr(ra->cache);
 	unsigned long size = range->slot.size, flags;
 	bool kept = false;
 
@@ -360,21 +358,21 @@ static unsigned long sl_range_cache_flush(struct sl_range_alloc *ra)
 
 /*
  * The last steps of every allocation, for a range in the index that no
- * free can take yet (new or cached): the shadow, this CPU's table of
- * recent ranges, the start for the caller, and only then the live state.
- * From that store on, a free (even a caller's mistaken one) may erase the
- * range, so nothing of it is read after; and its table entry is already
- * there for the erase to remove.
+ * free can take yet (new or cached): the shadow, the table of recent
+ * ranges of @cache (this CPU's, or NULL without caches), the start for the
+ * caller, and only then the live state.  From that store on, a free (even
+ * a caller's mistaken one) may erase the range, so nothing of it is read
+ * after; and its table entry is already there for the erase to remove.
  */
 static void sl_range_handed_out(struct sl_range_alloc *ra,
+				struct sl_range_cache *cache,
 				struct sl_range *range, unsigned long *out)
 {
 	unsigned long start = range->slot.key;
 
 	sl_shadow_claim(ra, start, range->slot.size);
-	if (ra->cache)
-		WRITE_ONCE(raw_cpu_ptr(ra->cache)->recent[sl_range_recent_slot(start)],
-			   range);
+	if (cache)
+		WRITE_ONCE(cache->recent[sl_range_recent_slot(start)], range);
 	if (out)
 		*out = start;
 	/* Pairs with the free's cmpxchg: it sees the entry it must forget. */
@@ -426,7 +424,8 @@ int sl_range_alloc(struct sl_range_alloc *ra, unsigned long size,
 		kfree(range);
 		return ret;
 	}
-	sl_range_handed_out(ra, range, out);
+	sl_range_handed_out(ra, ra->cache ? raw_cpu_ptr(ra->cache) : NULL,
+			    range, out);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(sl_range_alloc);
@@ -456,18 +455,20 @@ int sl_range_alloc_cpu(struct sl_range_alloc *ra, unsigned long size,
 	 * hint while its new owner reads it: marked accesses, a lost update
 	 * is harmless.
 	 */
-	unsigned long *hint = raw_cpu_ptr(ra->hint);
+	unsigned long *hint;
 	int ret;
 
 	if (ra->cache && size && size <= SL_RANGE_CACHE_SIZES &&
 	    is_power_of_2(align)) {
-		struct sl_range *range = sl_range_cache_pop(ra, size, align);
+		struct sl_range_cache *cache = raw_cpu_ptr(ra->cache);
+		struct sl_range *range = sl_range_cache_pop(cache, size, align);
 
 		if (range) {
-			sl_range_handed_out(ra, range, out);
+			sl_range_handed_out(ra, cache, range, out);
 			return 0;
 		}
 	}
+	hint = raw_cpu_ptr(ra->hint);
 	ret = sl_range_alloc(ra, size, align, ra->start, ra->end,
 			     READ_ONCE(*hint), out, gfp);
 	if (!ret)
@@ -512,26 +513,25 @@ int sl_range_reserve(struct sl_range_alloc *ra, unsigned long start,
 		kfree(range);
 		return ret;
 	}
-	sl_range_handed_out(ra, range, NULL);
+	sl_range_handed_out(ra, ra->cache ? raw_cpu_ptr(ra->cache) : NULL,
+			    range, NULL);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(sl_range_reserve);
 
 /*
- * The live range at @start, of @size units, moved to state @to, if this
- * CPU's table knows it; NULL if it does not, and the index must tell.
- * Called under rcu_read_lock().
+ * The live range at @start, of @size units, moved to state @to, if the
+ * table of @cache (this CPU's) knows it; NULL if it does not, and the
+ * index must tell.  Called under rcu_read_lock().
  */
-static struct sl_range *sl_range_claim_recent(struct sl_range_alloc *ra,
+static struct sl_range *sl_range_claim_recent(struct sl_range_cache *cache,
 					      unsigned long start,
 					      unsigned long size,
 					      unsigned int to)
 {
 	struct sl_range *range;
 
-	if (!ra->cache)
-		return NULL;
-	range = READ_ONCE(raw_cpu_ptr(ra->cache)->recent[sl_range_recent_slot(start)]);
+	range = READ_ONCE(cache->recent[sl_range_recent_slot(start)]);
 	/* A range's start and size never change while it is indexed. */
 	if (!range || range->slot.key != start || range->slot.size != size)
 		return NULL;
@@ -586,13 +586,19 @@ static int sl_range_claim_indexed(struct sl_range_alloc *ra,
 int sl_range_free(struct sl_range_alloc *ra, unsigned long start,
 		  unsigned long size)
 {
-	unsigned int to = ra->cache && size <= SL_RANGE_CACHE_SIZES ?
-		SL_RANGE_CACHED : SL_RANGE_FREEING;
-	struct sl_range *range;
+	struct sl_range_cache *cache = NULL;
+	unsigned int to = SL_RANGE_FREEING;
+	struct sl_range *range = NULL;
 	int ret = 0;
 
+	if (ra->cache) {
+		cache = raw_cpu_ptr(ra->cache);
+		if (size <= SL_RANGE_CACHE_SIZES)
+			to = SL_RANGE_CACHED;
+	}
 	rcu_read_lock();
-	range = sl_range_claim_recent(ra, start, size, to);
+	if (cache)
+		range = sl_range_claim_recent(cache, start, size, to);
 	if (!range)
 		ret = sl_range_claim_indexed(ra, start, size, to, &range);
 	if (ret) {
@@ -607,7 +613,7 @@ int sl_range_free(struct sl_range_alloc *ra, unsigned long start,
 	 * handed out again at once.
 	 */
 	sl_shadow_release(ra, start, size);
-	if (to == SL_RANGE_CACHED && !sl_range_cache_push(ra, range)) {
+	if (to == SL_RANGE_CACHED && !sl_range_cache_push(cache, range)) {
 		/* This CPU's stack of that size is full: erase it after all. */
 		WRITE_ONCE(range->state, SL_RANGE_FREEING);
 		to = SL_RANGE_FREEING;
