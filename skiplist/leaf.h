@@ -95,8 +95,7 @@ struct sl_link {
  * cache-line aligned and the header starts SL_HEADER_OFFSET bytes into a
  * line, which puts the level 1 link and everything a search reads of the
  * header (@lo, @hi, @next, @nr, @dead, @seq in non-debug builds) in one
- * line; the keys follow, fetched in parallel (sl_prefetch_keys()).
- * Measured with callgrind's cache model on 1M items: 17.5 L1 misses and
+ * line; the keys follow.  Measured with callgrind's cache model on 1M items: 17.5 L1 misses and
  * 773 instructions per lookup with the tower at the end of the leaf,
  * 13.9 and 629 this way (Documentation/skiplist.rst, "Leaf layout").
  */
