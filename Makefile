@@ -19,6 +19,9 @@
 #                    print its table, then a short fio comparison of the
 #                    IOMMU demo's allocators (about a minute of fio)
 #   make bench-user  the full userspace benchmark; results in build/bench/
+#   make bench-lookup-cachesim
+#                    instructions and cache misses per lookup (callgrind)
+#                    for the skiplist, the maple tree and the rbtree
 #   make bench-kernel
 #                    the in-kernel benchmark (sl_bench.ko) in a 6.1 VM:
 #                    indexes and range allocators against the kernel's
@@ -49,6 +52,7 @@ KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h extent/*.[ch] \
 .PHONY: all modules setup check check-user check-kernel check-vm check-debug \
 	debug-run check-debug-checkers debug-modules lint mutants \
 	demo bench-build bench-smoke bench-user bench-user-quick bench-leaf-sweep \
+	bench-lookup-cachesim \
 	bench-kernel bench-native-build bench-alloc-native bench-iommu clean help
 
 all: modules
@@ -369,6 +373,15 @@ bench-leaf-sweep: setup $(foreach k,$(SWEEP_KEYS),$(BUILD)/bench-obj/k$(k)/bench
 			> $(BENCH_DIR)/sweep/k$$k/extras.json || exit 1; \
 	done
 	$(PY) tools/bench/user/leaf_sweep.py $(BENCH_DIR)/sweep $(SWEEP_KEYS)
+
+# Instructions, data reads and cache misses per lookup at 1M items under
+# callgrind's cache model, for the skiplist, the maple tree and the rwlock
+# rbtree: exact counts, where timed runs on these machines are noisy
+# (about 6 minutes).
+bench-lookup-cachesim: setup bench-build
+	@command -v valgrind >/dev/null || { echo "valgrind missing: run 'make setup'"; exit 1; }
+	$(PY) tools/bench/user/lookup_cachesim.py $(BUILD)/bench-obj/driver/bench_user \
+		--impls skiplist,maple,rbtree-rw --out $(BENCH_DIR)
 
 bench-user-quick:
 	$(MAKE) bench-user BENCH_ARGS=--quick EXTRAS_ARGS="--items 1000,65536" \
