@@ -25,6 +25,11 @@ static int sl_check_leaf(struct sl_list *list, struct sl_leaf *leaf,
 
 	if (leaf->dead)
 		return sl_fail(leaf, "dead leaf linked at level 0");
+	/* The layout searches count on (leaf.h, struct sl_leaf). */
+	if (((unsigned long)leaf & (SL_LEAF_ALIGN - 1)) !=
+	    (leaf->height > 1 ? SL_HEADER_OFFSET : 0))
+		return sl_fail(leaf, "header at %lu bytes into a line",
+			       (unsigned long)leaf & (SL_LEAF_ALIGN - 1));
 	if (rcu_dereference(leaf->prev) != prev)
 		return sl_fail(leaf, "back pointer %p, expected %p",
 			       rcu_dereference(leaf->prev), prev);
@@ -67,7 +72,8 @@ static int sl_check_leaf(struct sl_list *list, struct sl_leaf *leaf,
  * @list: the list; no writer may run on it meanwhile
  *
  * Checks level 0 (order, fences, back pointers, sorted non-overlapping
- * slots, no empty leaf but the head, no stale slot pointers) and every
+ * slots, no empty leaf but the head, no stale slot pointers, each header
+ * where the layout puts it in its cache line) and every
  * level above it (only live leaves, in order, each exactly the leaves
  * whose towers reach that level).
  *
