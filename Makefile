@@ -304,7 +304,7 @@ NATIVE_LINUX := drivers/iommu/iova.c include/linux/iova.h tools/lib/rbtree.c \
 NATIVE_CFLAGS = $(FAST_CFLAGS) -Wno-format -I$(TOP)/tools/bench/kernel -I$(TOP)/tools/peers \
 	-I$(NATIVE_SRC)/include -I$(NATIVE_OBJ)/include -include $(NATIVE_SRC)/bench_native.h
 NATIVE_OURS := $(addprefix $(NATIVE_OBJ)/,alloc_work.o alloc_skiplist.o \
-	alloc_rbtree.o alloc_iova.o run_threads.o sl_bench_native.o)
+	alloc_rbtree.o alloc_iova.o measure.o run_threads.o sl_bench_native.o)
 
 $(NATIVE_OBJ)/.extracted:
 	@test -f /usr/src/linux-source-6.1.tar.xz || \

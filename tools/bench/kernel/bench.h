@@ -272,9 +272,16 @@ struct bench_sum {
 	u64 rate_max;
 };
 
+/* measure.c, with each build's bench_cell_run() (runner.c in the module) */
+int bench_cell_run(struct bench_cell *cell, u64 seed);
+struct bench_thread *bench_thread_init(struct bench_cell *cell,
+				       unsigned int i, u64 seed);
 u64 bench_sum_rate(const struct bench_sum *sum);
 int bench_cell_measure(struct bench_cell *cell, const struct bench_config *cfg,
 		       u64 seed, struct bench_sum *median);
+
+/* The longest result line; results.c in the module keeps them. */
+#define BENCH_LINE_MAX	384
 
 int bench_results_init(size_t lines);
 void bench_results_exit(void);

@@ -62,17 +62,6 @@ MODULE_PARM_DESC(seed, "Seed of every random choice (default 1)");
 #define BENCH_MIN_ITEMS	BENCH_MAX_THREADS
 #define BENCH_MAX_ITEMS	BIT(22)
 
-const char *const bench_workload_names[BENCH_W_NR] = {
-	[BENCH_W_LOOKUP] = "lookup",
-	[BENCH_W_OVERLAP] = "overlap",
-	[BENCH_W_RANGE] = "range16",
-	[BENCH_W_SCAN] = "scan",
-	[BENCH_W_MIX50] = "mix50",
-	[BENCH_W_INSDEL] = "insdel",
-	[BENCH_W_CHURN] = "churn",
-	[BENCH_W_FRAG] = "frag",
-};
-
 static const struct bench_index_ops *const bench_all_indexes[] = {
 	&bench_index_skiplist,
 	&bench_index_rbtree_spin,

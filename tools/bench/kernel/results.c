@@ -24,12 +24,9 @@
 #include <linux/printk.h>
 #include "bench.h"
 
-#define BENCH_LINE_MAX	384
-
 static char *bench_buf;
 static size_t bench_buf_size, bench_buf_len;
 static bool bench_truncated;
-static u64 bench_errors;
 static struct dentry *bench_dir;
 static DEFINE_MUTEX(bench_buf_lock);	/* guards the buffer while it grows */
 
@@ -68,7 +65,6 @@ int bench_results_init(size_t lines)
 		return -ENOMEM;
 	bench_buf_len = 0;
 	bench_truncated = false;
-	bench_errors = 0;
 	bench_dir = debugfs_create_dir("sl_bench", NULL);
 	debugfs_create_file("results", 0444, bench_dir, NULL,
 			    &bench_results_fops);
@@ -114,44 +110,4 @@ void bench_result_line(const char *fmt, ...)
 	va_start(args, fmt);
 	bench_vline(fmt, args);
 	va_end(args);
-}
-
-/**
- * bench_result() - one result line
- * @workload:  the workload's name
- * @impl:      the peer's name
- * @items:     extents preloaded (0 where the workload has none)
- * @sum:       what the cell measured
- * @extra_fmt: further "key=value" fields, or NULL
- */
-void bench_result(const char *workload, const char *impl,
-		  unsigned long items, const struct bench_sum *sum,
-		  const char *extra_fmt, ...)
-{
-	char extra[BENCH_LINE_MAX / 2] = "", head[BENCH_LINE_MAX / 2];
-	char rates[BENCH_LINE_MAX / 2];
-	va_list args;
-	u64 rate;
-
-	if (extra_fmt) {
-		extra[0] = ' ';
-		va_start(args, extra_fmt);
-		vscnprintf(extra + 1, sizeof(extra) - 1, extra_fmt, args);
-		va_end(args);
-	}
-	rate = bench_sum_rate(sum);
-	bench_errors += sum->errors;
-	scnprintf(head, sizeof(head), "result workload=%s impl=%s items=%lu threads=%u",
-		  workload, impl, items, sum->threads);
-	scnprintf(rates, sizeof(rates), "ops=%llu ns=%llu ops_per_sec=%llu rounds=%u",
-		  sum->ops, sum->ns, rate, sum->rounds);
-	bench_result_line("%s %s min=%llu max=%llu errors=%llu misses=%llu%s",
-			  head, rates, sum->rate_min, sum->rate_max,
-			  sum->errors, sum->misses, extra);
-}
-
-/* Errors in all results so far. */
-u64 bench_result_errors(void)
-{
-	return bench_errors;
 }

@@ -11,6 +11,8 @@
 #define _BENCH_NATIVE_H
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
@@ -74,6 +76,11 @@ static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
 {
 	return (u64)((unsigned __int128)a * b / c);
 }
+
+#define vscnprintf(buf, size, fmt, args) \
+	min_t(int, vsnprintf((buf), (size), (fmt), (args)), (int)(size) - 1)
+#define scnprintf(buf, size, fmt, ...) \
+	min_t(int, snprintf((buf), (size), (fmt), ##__VA_ARGS__), (int)(size) - 1)
 
 static inline u64 div64_u64(u64 a, u64 b)
 {

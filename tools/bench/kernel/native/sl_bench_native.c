@@ -26,17 +26,6 @@
 #include <unistd.h>
 #include "bench.h"
 
-const char *const bench_workload_names[BENCH_W_NR] = {
-	[BENCH_W_LOOKUP] = "lookup",
-	[BENCH_W_OVERLAP] = "overlap",
-	[BENCH_W_RANGE] = "range16",
-	[BENCH_W_SCAN] = "scan",
-	[BENCH_W_MIX50] = "mix50",
-	[BENCH_W_INSDEL] = "insdel",
-	[BENCH_W_CHURN] = "churn",
-	[BENCH_W_FRAG] = "frag",
-};
-
 static const struct bench_alloc_ops *const bench_all_allocators[] = {
 	&bench_alloc_skiplist,
 	&bench_alloc_skiplist_cache,
@@ -46,8 +35,6 @@ static const struct bench_alloc_ops *const bench_all_allocators[] = {
 };
 
 #define BENCH_MAX_SIZES	8
-
-static u64 bench_errors;
 
 static __attribute__((noreturn)) void usage(int status)
 {
@@ -119,26 +106,6 @@ void bench_result_line(const char *fmt, ...)
 	va_end(args);
 	putchar('\n');
 	fflush(stdout);
-}
-
-void bench_result(const char *workload, const char *impl,
-		  unsigned long items, const struct bench_sum *sum,
-		  const char *extra_fmt, ...)
-{
-	char extra[192] = "";
-	va_list args;
-
-	if (extra_fmt) {
-		extra[0] = ' ';
-		va_start(args, extra_fmt);
-		vsnprintf(extra + 1, sizeof(extra) - 1, extra_fmt, args);
-		va_end(args);
-	}
-	bench_errors += sum->errors;
-	bench_result_line("result workload=%s impl=%s items=%lu threads=%u ops=%llu ns=%llu ops_per_sec=%llu rounds=%u min=%llu max=%llu errors=%llu misses=%llu%s",
-			  workload, impl, items, sum->threads, sum->ops, sum->ns,
-			  bench_sum_rate(sum), sum->rounds, sum->rate_min,
-			  sum->rate_max, sum->errors, sum->misses, extra);
 }
 
 int main(int argc, char **argv)
@@ -252,9 +219,9 @@ int main(int argc, char **argv)
 		}
 	}
 	bench_result_line("done failures=%u errors=%llu seconds=%llu", failures,
-			  bench_errors, (ktime_get_ns() - t0) / NSEC_PER_SEC);
+			  bench_result_errors(), (ktime_get_ns() - t0) / NSEC_PER_SEC);
 	rcu_barrier();
 	shim_modules_unload();
 	shim_rcu_unregister();
-	return failures || bench_errors;
+	return failures || bench_result_errors();
 }
