@@ -68,8 +68,12 @@ struct sl_range_stats {
 #define SL_RANGE_SHADOW	0x1	/* check every operation on a bitmap */
 #define SL_RANGE_CACHE	0x2	/* per-CPU caches of freed small ranges */
 
-/* The sizes a cache keeps, 1 to this many units, and how many of each. */
-#define SL_RANGE_CACHE_SIZES	32
+/*
+ * The sizes a cache keeps, 1 to this many units, and how many of each.
+ * 64, not the IOVA allocator's 32: a 255-sector block request that starts
+ * inside a page spans 33 pages.
+ */
+#define SL_RANGE_CACHE_SIZES	64
 #define SL_RANGE_CACHE_DEPTH	16
 /* Ranges each CPU remembers handing out, for frees without a lookup. */
 #define SL_RANGE_RECENT_BITS	10

@@ -231,6 +231,7 @@ static void test_range_cache(void)
  */
 static void test_range_recent(void)
 {
+	const unsigned long big = SL_RANGE_CACHE_SIZES + 8;
 	unsigned long a = 0, b = 0, i;
 	struct sl_range_alloc ra;
 
@@ -238,9 +239,9 @@ static void test_range_recent(void)
 				     SL_RANGE_CACHE | SL_RANGE_SHADOW) == 0))
 		return;
 	/* Too large to be cached: a free erases it at once. */
-	SL_EXPECT(sl_range_alloc_cpu(&ra, 40, 1, &a, GFP_KERNEL) == 0);
-	SL_EXPECT(sl_range_free(&ra, a, 41) == -EINVAL);
-	SL_EXPECT(sl_range_free(&ra, a, 40) == 0);
+	SL_EXPECT(sl_range_alloc_cpu(&ra, big, 1, &a, GFP_KERNEL) == 0);
+	SL_EXPECT(sl_range_free(&ra, a, big + 1) == -EINVAL);
+	SL_EXPECT(sl_range_free(&ra, a, big) == 0);
 	/*
 	 * Once the grace period is over its memory is gone: a second free
 	 * must not find it through the table (AddressSanitizer would see
@@ -248,11 +249,11 @@ static void test_range_recent(void)
 	 */
 	synchronize_rcu();
 	rcu_barrier();
-	SL_EXPECT(sl_range_free(&ra, a, 40) == -ENOENT);
+	SL_EXPECT(sl_range_free(&ra, a, big) == -ENOENT);
 	/* Allocated again at the same start: a new range, freed once. */
-	SL_EXPECT(sl_range_reserve(&ra, a, 40, GFP_KERNEL) == 0);
-	SL_EXPECT(sl_range_free(&ra, a, 40) == 0);
-	SL_EXPECT(sl_range_free(&ra, a, 40) == -ENOENT);
+	SL_EXPECT(sl_range_reserve(&ra, a, big, GFP_KERNEL) == 0);
+	SL_EXPECT(sl_range_free(&ra, a, big) == 0);
+	SL_EXPECT(sl_range_free(&ra, a, big) == -ENOENT);
 
 	/* Cached, handed out again, freed again: each free counts once. */
 	for (i = 0; i < 4; i++) {

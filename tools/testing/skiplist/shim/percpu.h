@@ -11,7 +11,7 @@
 #include "slab.h"
 
 #define __percpu
-#define SHIM_PCPU_BYTES		16384
+#define SHIM_PCPU_BYTES		32768
 
 static inline void *shim_alloc_percpu(size_t size)
 {
