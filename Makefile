@@ -26,6 +26,10 @@
 #                    the in-kernel benchmark (sl_bench.ko) in a 6.1 VM:
 #                    indexes and range allocators against the kernel's
 #                    own; results in build/bench/kernel.{md,json,png}
+#   make bench-tcg-profile
+#                    where QEMU's time goes (host perf) while the VM runs
+#                    1M-item lookups: software-TLB misses against guest
+#                    code, per index; build/bench/tcg-profile.{md,json}
 #   make bench-alloc-native
 #                    sl_bench.ko's allocator workloads built as a native
 #                    program, the kernel's IOVA allocator beside ours;
@@ -53,7 +57,7 @@ KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h extent/*.[ch] \
 	debug-run check-debug-checkers debug-modules lint mutants \
 	demo bench-build bench-smoke bench-user bench-user-quick bench-leaf-sweep \
 	bench-lookup-cachesim \
-	bench-kernel bench-native-build bench-alloc-native bench-iommu clean help
+	bench-kernel bench-tcg-profile bench-native-build bench-alloc-native bench-iommu clean help
 
 all: modules
 
@@ -378,6 +382,9 @@ bench-leaf-sweep: setup $(foreach k,$(SWEEP_KEYS),$(BUILD)/bench-obj/k$(k)/bench
 # callgrind's cache model, for the skiplist, the maple tree and the rwlock
 # rbtree: exact counts, where timed runs on these machines are noisy
 # (about 6 minutes).
+bench-tcg-profile: setup
+	$(TOP)/tools/bench/kernel/tcg-profile.sh
+
 bench-lookup-cachesim: setup bench-build
 	@command -v valgrind >/dev/null || { echo "valgrind missing: run 'make setup'"; exit 1; }
 	$(PY) tools/bench/user/lookup_cachesim.py $(BUILD)/bench-obj/driver/bench_user \

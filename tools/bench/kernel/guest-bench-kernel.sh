@@ -9,7 +9,8 @@
 #
 # The PARAMs go to every load of sl_bench.ko (cell_ms=, threads=,
 # indexes=, allocators=, seed=).  SL_BENCH_ITEMS (default
-# 1024,65536,1048576) lists the item counts, one pass each.
+# 1024,65536,1048576) lists the item counts, one pass each;
+# SL_BENCH_CHURN=0 leaves out the churn pass.
 out=${1:?usage: guest-bench-kernel.sh OUTDIR [PARAM=VALUE ...]}
 shift
 kmod=build/kmod-$(uname -r)
@@ -69,7 +70,7 @@ echo "guest: $(uname -r), $(nproc) vCPUs, $(awk '/MemTotal/ { print int($2 / 102
 for n in $items; do
 	pass items="$n" workloads=$index_work "$@"
 done
-pass workloads=churn "$@"
+[ "${SL_BENCH_CHURN:-1}" = 0 ] || pass workloads=churn "$@"
 rm -f "$out/pass.txt"
 rmmod sl_extent || status=1
 rmmod skiplist || status=1
