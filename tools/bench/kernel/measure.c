@@ -33,6 +33,7 @@ static u64 bench_errors;
  * @i:    the thread's index
  * @seed: the round's seed
  *
+ * Context: Before the round's threads start.
  * Return: the thread, its random stream seeded (never zero, different for
  * every thread and seed).
  */
@@ -49,6 +50,7 @@ struct bench_thread *bench_thread_init(struct bench_cell *cell,
 	return t;
 }
 
+/* Add up what the threads of a cell measured in one round. */
 static void bench_cell_sum(const struct bench_cell *cell, struct bench_sum *sum)
 {
 	unsigned int i;
@@ -127,6 +129,8 @@ int bench_cell_measure(struct bench_cell *cell, const struct bench_config *cfg,
  * @items:     extents preloaded (0 where the workload has none)
  * @sum:       what the cell measured
  * @extra_fmt: further "key=value" fields, or NULL
+ *
+ * Context: Process context, between cells.
  */
 void bench_result(const char *workload, const char *impl,
 		  unsigned long items, const struct bench_sum *sum,

@@ -50,14 +50,10 @@ static int bench_thread_fn(void *arg)
 	return 0;
 }
 
-/*
- * Run a cell once and leave its results in cell->thread[]: body, arg,
- * threads and cell_ms filled in, the rest is set here.  Returns 0, or
- * -errno if a thread could not be created.
- */
 /**
  * bench_cell_run() - run one round of a cell on kthreads
- * @cell: what to run, on how many threads, for how long
+ * @cell: body, arg, threads and cell_ms filled in; the round's results are
+ *        left in cell->thread[]
  * @seed: this round's seed; each thread's stream is derived from it
  *
  * Context: Process context; sleeps for the cell's time.
@@ -103,5 +99,3 @@ int bench_cell_run(struct bench_cell *cell, u64 seed)
 		kthread_stop(task[i]);
 	return 0;
 }
-
-/* Add up what the threads of a cell measured in one round. */
