@@ -89,7 +89,7 @@ for idx in "${indexes[@]}"; do
 		tail -20 "$dir/log" >&2
 		exit 1
 	fi
-	perf report -i "$dir/perf.data" --sort dso,sym --stdio 2>/dev/null \
+	perf report -i "$dir/perf.data" --sort dso,sym --stdio -n 2>/dev/null \
 		> "$dir/report.txt"
 done
 
@@ -113,29 +113,27 @@ for idx in indexes:
         f = dict(kv.split('=', 1) for kv in line.split()[1:] if '=' in kv)
         if f.get('workload') == 'lookup' and f.get('impl') == idx:
             rate = float(f['ops_per_sec'])
-    share = {'jit': 0.0, 'tlb': 0.0, 'qemu': 0.0, 'kernel': 0.0, 'other': 0.0}
+    counts = {'jit': 0, 'tlb': 0, 'qemu': 0, 'kernel': 0, 'other': 0}
     top = []
     for line in open(os.path.join(d, 'report.txt')):
-        m = re.match(r'\s*([\d.]+)%\s+(.+?)\s+\[(.)\]\s+(\S+)', line)
+        m = re.match(r'\s*[\d.]+%\s+(\d+)\s+(.+?)\s+\[(.)\]\s+(\S+)', line)
         if not m:
             continue
-        pct, dso, kind, sym = float(m[1]), m[2].strip(), m[3], m[4]
+        n, dso, kind, sym = int(m[1]), m[2].strip(), m[3], m[4]
         if dso.startswith('[JIT]'):
-            share['jit'] += pct
+            counts['jit'] += n
         elif dso.startswith('qemu-system') and tlb.match(sym):
-            share['tlb'] += pct
-            top.append((pct, sym))
+            counts['tlb'] += n
+            top.append((n, sym))
         elif dso.startswith('qemu-system'):
-            share['qemu'] += pct
+            counts['qemu'] += n
         elif kind == 'k':
-            share['kernel'] += pct
+            counts['kernel'] += n
         else:
-            share['other'] += pct
-    samples = 0
-    for line in open(os.path.join(d, 'report.txt')):
-        m = re.match(r'# Samples: (\d+)(K?)', line)
-        if m:
-            samples = int(m[1]) * (1000 if m[2] else 1)
+            counts['other'] += n
+    samples = sum(counts.values())
+    share = {k: 100.0 * v / samples if samples else 0.0 for k, v in counts.items()}
+    top = [(100.0 * n / samples, sym) for n, sym in top]
     host_us = samples / freq / (rate * seconds) * 1e6 if rate else None
     rows.append({'impl': idx, 'items': int(items), 'threads': int(threads),
                  'ops_per_sec': rate, 'host_us_per_lookup': host_us,
