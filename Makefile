@@ -204,12 +204,16 @@ check: setup
 	@echo "check: all passed"
 
 # Userspace benchmark: the skiplist built with the fast shims against its
-# peers, plus the skiplist-only figures in three builds.
+# peers, plus the skiplist-only figures in three more builds: as shipped
+# (LOADS), and without the leaf directory with and without the seed-001
+# skip (DESCENT, NOSKIP), so that the skip's saving in the descent is
+# measured where the directory does not hide it.
 include tools/testing/skiplist/flavour.mk
 SL_TOP := $(TOP)
 $(eval $(call sl_flavour,FAST,$(BUILD)/bench-obj/fast,-O2 -DSHIM_FAST -DSHIM_RCU_QSBR))
 $(eval $(call sl_flavour,LOADS,$(BUILD)/bench-obj/loads,-O2 -DSHIM_FAST -DSL_COUNT_KEY_LOADS))
-$(eval $(call sl_flavour,NOSKIP,$(BUILD)/bench-obj/noskip,-O2 -DSHIM_FAST -DSL_COUNT_KEY_LOADS -DSL_NO_SKIP_REJECTED))
+$(eval $(call sl_flavour,DESCENT,$(BUILD)/bench-obj/descent,-O2 -DSHIM_FAST -DSL_COUNT_KEY_LOADS -DSL_NO_DIRECTORY))
+$(eval $(call sl_flavour,NOSKIP,$(BUILD)/bench-obj/noskip,-O2 -DSHIM_FAST -DSL_COUNT_KEY_LOADS -DSL_NO_DIRECTORY -DSL_NO_SKIP_REJECTED))
 
 BENCH_DIR := $(BUILD)/bench
 BENCH_ARGS ?=
@@ -224,10 +228,12 @@ $(BUILD)/bench-obj/%/skiplist_extras: tools/bench/user/skiplist_extras.c $(wildc
 		$($(shell echo $* | tr a-z A-Z)_OBJS) -lurcu -lpthread
 
 $(BUILD)/bench-obj/loads/skiplist_extras: $(LOADS_OBJS)
+$(BUILD)/bench-obj/descent/skiplist_extras: $(DESCENT_OBJS)
 $(BUILD)/bench-obj/noskip/skiplist_extras: $(NOSKIP_OBJS)
 
 bench-build: $(FAST_OBJS) $(BUILD)/bench-obj/fast/skiplist_impl.o \
 		$(BUILD)/bench-obj/loads/skiplist_extras \
+		$(BUILD)/bench-obj/descent/skiplist_extras \
 		$(BUILD)/bench-obj/noskip/skiplist_extras
 	$(MAKE) -C tools/bench/user BUILD=$(BUILD)/bench-obj/driver \
 		EXTRA_OBJS="$(FAST_OBJS) $(BUILD)/bench-obj/fast/skiplist_impl.o" \
@@ -235,7 +241,9 @@ bench-build: $(FAST_OBJS) $(BUILD)/bench-obj/fast/skiplist_impl.o \
 
 bench-user: setup bench-build
 	mkdir -p $(BENCH_DIR)
-	$(BUILD)/bench-obj/loads/skiplist_extras --variant skip-rejected $(EXTRAS_ARGS) \
+	$(BUILD)/bench-obj/loads/skiplist_extras --variant directory $(EXTRAS_ARGS) \
+		> $(BENCH_DIR)/extras-dir.json
+	$(BUILD)/bench-obj/descent/skiplist_extras --variant skip-rejected $(EXTRAS_ARGS) \
 		> $(BENCH_DIR)/extras-skip.json
 	$(BUILD)/bench-obj/noskip/skiplist_extras --variant no-skip $(EXTRAS_ARGS) \
 		> $(BENCH_DIR)/extras-noskip.json

@@ -188,7 +188,7 @@ static void sl_em_free_slot(struct sl_slot *slot, void *arg)
  * Extents and leaves are freed after a grace period, so readers that found
  * the map before the caller stopped them are safe.
  *
- * Context: Any context that may take a spinlock; the caller excludes
+ * Context: Process context (sl_destroy() may sleep); the caller excludes
  * every other user of @em.
  */
 void sl_em_destroy(struct sl_extent_map *em)

@@ -75,7 +75,7 @@ static int sl_check_leaf(struct sl_list *list, struct sl_leaf *leaf,
  * slots, no empty leaf but the head, no stale slot pointers, each header
  * where the layout puts it in its cache line) and every
  * level above it (only live leaves, in order, each exactly the leaves
- * whose towers reach that level).
+ * whose towers reach that level), and the leaf directory (sl_dir_check()).
  *
  * Context: Any context; takes rcu_read_lock() itself.
  * Return: 0 if the list is consistent, -EUCLEAN after printing the first
@@ -125,6 +125,8 @@ int sl_check(struct sl_list *list)
 		if (!ret && level < READ_ONCE(list->level))
 			ret = sl_gap_check_level(list, level);
 	}
+	if (!ret)
+		ret = sl_dir_check(list);
 	rcu_read_unlock();
 	return ret;
 }

@@ -122,7 +122,7 @@ out:
 	sl_unlock_all(&held);
 	if (victim) {
 		sl_tower_unlink(list, victim);
-		sl_leaf_free_rcu(victim);
+		sl_dir_retire(list, victim);
 	}
 	if (gap)
 		sl_gap_raise(list, owner, gap);

@@ -27,8 +27,13 @@ struct sl_dev_extent {
 	struct rcu_head rcu;
 };
 
+/*
+ * The list is allocated apart from the file's state so that CLEAR can
+ * build an empty one before giving up the old: a list cannot be copied,
+ * since its directory's work item points into it.
+ */
 struct sl_dev {
-	struct sl_list list;
+	struct sl_list *list;
 	struct rw_semaphore sem;
 };
 
@@ -49,17 +54,34 @@ static void sl_dev_free_slot(struct sl_slot *slot, void *arg)
 	kfree_rcu(sl_dev_extent(slot), rcu);
 }
 
+/* A new empty list, or NULL. */
+static struct sl_list *sl_dev_new_list(void)
+{
+	struct sl_list *list = kmalloc(sizeof(*list), GFP_KERNEL_ACCOUNT);
+
+	if (list && sl_init(list, GFP_KERNEL_ACCOUNT)) {
+		kfree(list);
+		list = NULL;
+	}
+	return list;
+}
+
+static void sl_dev_free_list(struct sl_list *list)
+{
+	sl_destroy(list, sl_dev_free_slot, NULL);
+	kfree(list);
+}
+
 static int sl_dev_open(struct inode *inode, struct file *file)
 {
 	struct sl_dev *dev = kzalloc(sizeof(*dev), GFP_KERNEL_ACCOUNT);
-	int ret;
 
 	if (!dev)
 		return -ENOMEM;
-	ret = sl_init(&dev->list, GFP_KERNEL_ACCOUNT);
-	if (ret) {
+	dev->list = sl_dev_new_list();
+	if (!dev->list) {
 		kfree(dev);
-		return ret;
+		return -ENOMEM;
 	}
 	init_rwsem(&dev->sem);
 	file->private_data = dev;
@@ -70,7 +92,7 @@ static int sl_dev_release(struct inode *inode, struct file *file)
 {
 	struct sl_dev *dev = file->private_data;
 
-	sl_destroy(&dev->list, sl_dev_free_slot, NULL);
+	sl_dev_free_list(dev->list);
 	kfree(dev);
 	return 0;
 }
@@ -91,7 +113,7 @@ static long sl_dev_insert(struct sl_dev *dev, void __user *uarg)
 	ext->slot.key = req.key;
 	ext->slot.size = req.size;
 	ext->value = req.value;
-	ret = sl_insert(&dev->list, &ext->slot, GFP_KERNEL_ACCOUNT);
+	ret = sl_insert(dev->list, &ext->slot, GFP_KERNEL_ACCOUNT);
 	if (ret)
 		kfree(ext);
 	return ret;
@@ -111,7 +133,7 @@ static long sl_dev_insert_hole(struct sl_dev *dev, void __user *uarg)
 	if (!ext)
 		return -ENOMEM;
 	ext->value = req.value;
-	ret = sl_insert_hole(&dev->list, &ext->slot, req.size, req.align,
+	ret = sl_insert_hole(dev->list, &ext->slot, req.size, req.align,
 			     req.min, req.max, req.hint, GFP_KERNEL_ACCOUNT);
 	if (ret) {
 		kfree(ext);
@@ -134,7 +156,7 @@ static long sl_dev_lookup(struct sl_dev *dev, void __user *uarg)
 	if (req.flags || req.reserved)
 		return -EINVAL;
 	rcu_read_lock();
-	slot = sl_lookup(&dev->list, req.key);
+	slot = sl_lookup(dev->list, req.key);
 	if (slot)
 		sl_dev_export(slot, &req.extent);
 	rcu_read_unlock();
@@ -153,7 +175,7 @@ static long sl_dev_overlap(struct sl_dev *dev, void __user *uarg)
 	if (req.flags || req.reserved || req.end <= req.start)
 		return -EINVAL;
 	rcu_read_lock();
-	slot = sl_first_overlap(&dev->list, req.start, req.end);
+	slot = sl_first_overlap(dev->list, req.start, req.end);
 	if (slot)
 		sl_dev_export(slot, &req.extent);
 	rcu_read_unlock();
@@ -171,7 +193,7 @@ static long sl_dev_delete(struct sl_dev *dev, void __user *uarg)
 		return -EFAULT;
 	if (req.flags || req.reserved)
 		return -EINVAL;
-	slot = sl_remove(&dev->list, req.key);
+	slot = sl_remove(dev->list, req.key);
 	if (!slot)
 		return -ENOENT;
 	kfree_rcu(sl_dev_extent(slot), rcu);
@@ -200,7 +222,7 @@ static long sl_dev_iterate(struct sl_dev *dev, void __user *uarg)
 		return -ENOMEM;
 	req.count = 0;
 	rcu_read_lock();
-	sl_iter_start(&iter, &dev->list, req.key);
+	sl_iter_start(&iter, dev->list, req.key);
 	while (req.count < req.max) {
 		slot = backward ? sl_iter_prev(&iter) : sl_iter_next(&iter);
 		if (!slot)
@@ -226,7 +248,7 @@ static long sl_dev_stats(struct sl_dev *dev, void __user *uarg)
 		return -EFAULT;
 	if (req.flags || req.reserved)
 		return -EINVAL;
-	sl_stats(&dev->list, &stats);
+	sl_stats(dev->list, &stats);
 	req.items = stats.items;
 	req.leaves = stats.leaves;
 	req.bytes = stats.bytes;
@@ -239,16 +261,14 @@ static long sl_dev_stats(struct sl_dev *dev, void __user *uarg)
 /* Replace the index by an empty one; the caller holds the semaphore. */
 static long sl_dev_clear(struct sl_dev *dev)
 {
-	struct sl_list old = dev->list;
-	int ret;
+	struct sl_list *old = dev->list, *list;
 
 	lockdep_assert_held_write(&dev->sem);
-	ret = sl_init(&dev->list, GFP_KERNEL_ACCOUNT);
-	if (ret) {
-		dev->list = old;
-		return ret;
-	}
-	sl_destroy(&old, sl_dev_free_slot, NULL);
+	list = sl_dev_new_list();
+	if (!list)
+		return -ENOMEM;
+	dev->list = list;
+	sl_dev_free_list(old);
 	return 0;
 }
 
@@ -279,7 +299,7 @@ static long sl_dev_ioctl(struct file *file, unsigned int cmd,
 	if (cmd == SL_IOC_CLEAR || cmd == SL_IOC_CHECK) {
 		down_write(&dev->sem);
 		ret = cmd == SL_IOC_CLEAR ? sl_dev_clear(dev) :
-					    sl_check(&dev->list);
+					    sl_check(dev->list);
 		up_write(&dev->sem);
 		return ret;
 	}

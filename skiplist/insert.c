@@ -212,6 +212,7 @@ retry:
 	sl_leaf_split(list, &held, leaf, spare, pos, slot);
 	sl_unlock_all(&held);
 	sl_tower_link(list, spare);
+	sl_dir_changed(list);
 	if (gap)
 		sl_gap_raise(list, key, gap);
 	rcu_read_unlock();

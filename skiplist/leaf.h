@@ -313,6 +313,7 @@ static inline void sl_finger_forget(struct sl_list *list, struct sl_leaf *dead)
 struct sl_leaf *sl_leaf_alloc(unsigned int height, gfp_t gfp);
 void sl_leaf_free(struct sl_leaf *leaf);
 void sl_leaf_free_rcu(struct sl_leaf *leaf);
+void sl_leaf_free_rcu_twice(struct sl_leaf *leaf);
 unsigned int sl_random_height(unsigned int level);
 int sl_caches_init(void);
 void sl_caches_exit(void);
@@ -341,6 +342,16 @@ void sl_gap_note(struct sl_list *list, unsigned long key);
 bool sl_gap_find(struct sl_list *list, unsigned long from, unsigned long room,
 		 unsigned long size, unsigned long align, unsigned long *found);
 int sl_gap_check_level(struct sl_list *list, unsigned int level);
+
+/* directory.c */
+struct sl_leaf *sl_dir_guess(struct sl_list *list, unsigned long key,
+			     unsigned int *loads);
+void sl_dir_changed(struct sl_list *list);
+void sl_dir_retire(struct sl_list *list, struct sl_leaf *leaf);
+void sl_dir_init(struct sl_list *list);
+void sl_dir_destroy(struct sl_list *list);
+unsigned long sl_dir_bytes(struct sl_list *list);
+int sl_dir_check(struct sl_list *list);
 
 /* tower.c */
 void sl_tower_link(struct sl_list *list, struct sl_leaf *leaf);

@@ -59,6 +59,7 @@ int sl_init(struct sl_list *list, gfp_t gfp)
 	list->level = 1;
 	list->finger_lo = ULONG_MAX;
 	RCU_INIT_POINTER(list->finger, NULL);
+	sl_dir_init(list);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(sl_init);
@@ -73,7 +74,8 @@ EXPORT_SYMBOL_GPL(sl_init);
  * list before the caller stopped them are safe; a module that destroys
  * lists must call rcu_barrier() before it unloads.
  *
- * Context: Any context that may take a spinlock.
+ * Context: Process context; sleeps while a rebuild of the leaf directory
+ * finishes.
  */
 void sl_destroy(struct sl_list *list,
 		void (*free_slot)(struct sl_slot *slot, void *arg), void *arg)
@@ -82,6 +84,8 @@ void sl_destroy(struct sl_list *list,
 	unsigned long flags;
 	int i;
 
+	might_sleep();
+	sl_dir_destroy(list);
 	while (leaf) {
 		/*
 		 * Nobody else can change the list any more; the lock is taken
@@ -145,6 +149,7 @@ void sl_stats(struct sl_list *list, struct sl_stats *stats)
 		stats->bytes += sl_leaf_size(leaf->height);
 		stats->height[leaf->height - 1]++;
 	}
+	stats->bytes += sl_dir_bytes(list);
 	rcu_read_unlock();
 	stats->key_loads = sl_key_loads();
 }
@@ -157,7 +162,12 @@ static int __init skiplist_module_init(void)
 
 static void __exit skiplist_module_exit(void)
 {
-	/* Leaves freed by the lists' last deletes may still be queued. */
+	/*
+	 * Leaves freed by the lists' last deletes may still be queued; twice,
+	 * since a leaf that waits two grace periods is queued again by its
+	 * first callback (sl_leaf_free_rcu_twice()).
+	 */
+	rcu_barrier();
 	rcu_barrier();
 	sl_caches_exit();
 }

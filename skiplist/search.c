@@ -17,7 +17,7 @@
 
 /*
  * Where a search for @key should end: the leaf whose fences cover @key, as
- * far as a lockless descent can tell.  Above level 0 it compares against
+ * far as the leaf directory or a lockless descent can tell.  Above level 0 it compares against
  * the lower fence cached in the link it is about to follow, so a leaf it
  * rejects is never touched; at level 0 it compares against the upper fence
  * of the leaf it is in.  Each leaf it moves into costs one cache line.
@@ -29,9 +29,21 @@
 struct sl_leaf *sl_descend(struct sl_list *list, unsigned long key,
 			   unsigned int *loads)
 {
-	struct sl_leaf *leaf = list->head, *rejected = NULL, *next;
+	struct sl_leaf *leaf, *rejected = NULL, *next;
 	int level;
 
+	/*
+	 * The directory's guess, unless the leaf has split since the last
+	 * rebuild with @key on the far side: the descent then bounds the
+	 * search, where a walk along level 0 would not.
+	 */
+	leaf = sl_dir_guess(list, key, loads);
+	if (leaf) {
+		sl_count(*loads);
+		if (key <= READ_ONCE(leaf->hi))
+			return leaf;
+	}
+	leaf = list->head;
 	for (level = READ_ONCE(list->level) - 1; level > 0; level--) {
 		for (;;) {
 			struct sl_link *link = sl_up(leaf, level);

@@ -28,6 +28,8 @@
 #include <linux/types.h>
 #include <linux/gfp.h>
 #include <linux/rcupdate.h>
+#include <linux/atomic.h>
+#include <linux/workqueue.h>
 
 /**
  * struct sl_slot - an extent stored in a skiplist, embedded by the caller
@@ -48,6 +50,7 @@ static inline unsigned long sl_slot_last(const struct sl_slot *slot)
 }
 
 struct sl_leaf;
+struct sl_dir;
 
 /**
  * struct sl_list - a skiplist range index
@@ -57,6 +60,11 @@ struct sl_leaf;
  * @finger: a leaf an ascending run of inserts is filling, or NULL
  * @finger_lo: its lower fence, so that a key below it skips the finger
  *          without touching the leaf
+ * @dir:    the leaf directory searches start from, or NULL (directory.c)
+ * @dir_changes: splits and merges since the directory was last rebuilt
+ * @dir_rebuild_at: how many of those queue the next rebuild
+ * @dir_building: set while a rebuild walks the leaves
+ * @dir_work: the rebuild
  *
  * All fields are private to the implementation.
  */
@@ -65,6 +73,11 @@ struct sl_list {
 	unsigned int level;
 	struct sl_leaf __rcu *finger;
 	unsigned long finger_lo;
+	struct sl_dir __rcu *dir;
+	atomic_long_t dir_changes;
+	long dir_rebuild_at;
+	int dir_building;
+	struct work_struct dir_work;
 };
 
 /**
@@ -91,8 +104,8 @@ struct sl_iter {
  * struct sl_stats - a summary of a list, gathered by walking it
  * @items:     slots in the list
  * @leaves:    leaves in the list, the head included
- * @bytes:     memory the index allocated for its leaves (the slots are the
- *             caller's and are not counted)
+ * @bytes:     memory the index allocated for its leaves and its leaf
+ *             directory (the slots are the caller's and are not counted)
  * @height:    leaves per tower height; @height[h - 1] counts height h
  * @key_loads: keys loaded by searches of all lists since the module was
  *             loaded; 0 unless built with SL_COUNT_KEY_LOADS

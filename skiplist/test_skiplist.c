@@ -9,6 +9,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/rcupdate.h>
+#include <linux/workqueue.h>
 #include "skiplist.h"
 
 static unsigned int sl_tests_run;
@@ -622,6 +623,51 @@ static void test_destroy(void)
 	SL_EXPECT(freed == 777);
 }
 
+/*
+ * The leaf directory (directory.c): a list grown past its minimum gets one
+ * from the background rebuild; searches through it find every item, also
+ * in leaves split since the rebuild; and leaves merged away leave it.
+ */
+static void test_directory(void)
+{
+	enum { N = 20000, STEP = 7919 };	/* STEP prime: a permutation */
+	unsigned long i, bad = 0;
+	struct sl_list list;
+
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	for (i = 0; i < N; i++)
+		bad += sl_test_insert(&list, (i * STEP % N) * 16, 8) != 0;
+	flush_work(&list.dir_work);
+	SL_EXPECT(rcu_access_pointer(list.dir));
+	SL_EXPECT(sl_check(&list) == 0);
+	for (i = 0; i < N; i++) {
+		bad += sl_test_lookup(&list, i * 16 + 7) != i * 16;
+		bad += sl_test_lookup(&list, i * 16 + 8) != ULONG_MAX;
+	}
+	/* Splits the directory does not know of yet. */
+	for (i = 0; i < N; i++)
+		bad += sl_test_insert(&list, (i * STEP % N) * 16 + 8, 4) != 0;
+	for (i = 0; i < N; i++) {
+		bad += sl_test_lookup(&list, i * 16 + 7) != i * 16;
+		bad += sl_test_lookup(&list, i * 16 + 11) != i * 16 + 8;
+		bad += sl_test_lookup(&list, i * 16 + 12) != ULONG_MAX;
+	}
+	SL_EXPECT(sl_check(&list) == 0);
+	/* Merges: every leaf they kill must leave the directory. */
+	for (i = 0; i < N; i++)
+		if (i % 16)
+			bad += !sl_test_remove(&list, (i * STEP % N) * 16);
+	SL_EXPECT(sl_check(&list) == 0);
+	flush_work(&list.dir_work);
+	SL_EXPECT(sl_check(&list) == 0);
+	for (i = 0; i < N; i++)
+		bad += sl_test_lookup(&list, i * 16 + 1) !=
+		       (i % 16 ? ULONG_MAX : i * 16);
+	SL_EXPECT(bad == 0);
+	sl_test_destroy(&list);
+}
+
 /* Kept outside the kernel build: the kernel has no deterministic hook. */
 #ifdef SL_TEST_FAULT_INJECTION
 /*
@@ -816,6 +862,7 @@ static const struct sl_test_case sl_test_cases[] = {
 	{ "insert_hole", test_insert_hole },
 	{ "random_model", test_random_model },
 	{ "destroy", test_destroy },
+	{ "directory", test_directory },
 #ifdef SL_TEST_FAULT_INJECTION
 	/* Need the userspace shims: a failure hook, windows into races. */
 	{ "enomem", test_enomem },

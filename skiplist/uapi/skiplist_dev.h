@@ -156,7 +156,7 @@ struct sl_ioc_iterate {
  * struct sl_ioc_stats - SL_IOC_STATS: a summary of the index
  * @items:     extents in the index
  * @leaves:    leaves of the index
- * @bytes:     bytes the index allocated for its leaves
+ * @bytes:     bytes the index allocated for its leaves and its leaf directory
  * @key_loads: keys loaded by searches of all indexes since skiplist.ko
  *             was loaded
  * @height:    leaves per tower height; @height[h - 1] counts height h

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """Completes the userspace benchmark report.
 
-Reads DIR/user.json (bench_user) and DIR/extras-skip.json,
-DIR/extras-noskip.json (skiplist_extras with and without the seed-001
-skip), and:
+Reads DIR/user.json (bench_user), DIR/extras-dir.json (skiplist_extras
+as shipped, with the leaf directory) and DIR/extras-skip.json,
+DIR/extras-noskip.json (without the directory, with and without the
+seed-001 skip in the descent), and:
   - adds to user.json: "key_loads", "skiplist_memory", "leaf_alloc_free_ns"
     and "goals" (each goal of the core issue, and issue 5's lookup goal
     against the maple tree measured natively: its target, the measured
@@ -48,15 +49,18 @@ def main():
     args = ap.parse_args()
 
     doc = json.load(open(os.path.join(args.dir, "user.json")))
+    shipped = json.load(open(os.path.join(args.dir, "extras-dir.json")))
     skip = json.load(open(os.path.join(args.dir, "extras-skip.json")))
     noskip = json.load(open(os.path.join(args.dir, "extras-noskip.json")))
 
     loads = []
-    for a, b in zip(skip["sizes"], noskip["sizes"]):
+    for d, a, b in zip(shipped["sizes"], skip["sizes"], noskip["sizes"]):
         with_skip, without = a["key_loads_per_lookup"], b["key_loads_per_lookup"]
-        loads.append({"items": a["items"], "with_skip": with_skip,
-                      "without_skip": without,
+        loads.append({"items": a["items"], "with_directory": d["key_loads_per_lookup"],
+                      "with_skip": with_skip, "without_skip": without,
                       "fewer_pct": 100 * (1 - with_skip / without)})
+    # Memory and inserts as shipped: the directory's bytes included.
+    skip = shipped
     memory = [{"items": s["items"],
                "ascending": s["bytes_per_item_ascending"],
                "random": s["bytes_per_item_random"],
@@ -93,7 +97,7 @@ def main():
         ratio_goal(doc, f"lookups, {n_lookup} items, {threads} threads, vs maple "
                    "(issue 5's in-kernel goal, here natively)",
                    "lookup", n_lookup, threads, "maple", 1.0),
-        {"goal": f"key loads per lookup, {big} items, fewer with the seed-001 skip",
+        {"goal": f"key loads per lookup in the descent, {big} items, fewer with the seed-001 skip",
          "target": ">= 15%", "measured": ld["fewer_pct"], "unit": "%",
          "met": ld["fewer_pct"] >= 15},
         {"goal": f"index bytes per item after ascending inserts, {big} items",
@@ -119,8 +123,12 @@ def main():
     goal_md += [f"| {g['goal']} | {g['target']} | {fmt(g)} | {'yes' if g['met'] else '**no**'} |"
                 for g in goals]
     extra_md = ["", "## skiplist: key loads per lookup (random lookups of present keys)", "",
-                "| items | with the seed-001 skip | without | fewer |", "|---:|---:|---:|---:|"]
-    extra_md += [f"| {x['items']} | {x['with_skip']:.2f} | {x['without_skip']:.2f} | {x['fewer_pct']:.1f} % |"
+                "As shipped, a lookup starts from the leaf directory; the descent through the towers, "
+                "where seed 001's skip applies, is measured in builds without it.", "",
+                "| items | as shipped (directory) | descent with the seed-001 skip | descent without | fewer |",
+                "|---:|---:|---:|---:|---:|"]
+    extra_md += [f"| {x['items']} | {x['with_directory']:.2f} | {x['with_skip']:.2f} | "
+                 f"{x['without_skip']:.2f} | {x['fewer_pct']:.1f} % |"
                  for x in loads]
     extra_md += ["", f"## skiplist: index bytes per item ({skip['leaf_keys']} keys per leaf; slots not counted)", "",
                  "| items | ascending inserts | random inserts | then 90% deleted at random |",

@@ -39,6 +39,7 @@ typedef unsigned int slab_flags_t;
 #define __user
 #define __must_check	__attribute__((warn_unused_result))
 #define __maybe_unused	__attribute__((unused))
+#define noinline	__attribute__((noinline))
 #define __aligned(x)	__attribute__((aligned(x)))
 #define __acquires(x)
 #define __releases(x)
@@ -161,6 +162,8 @@ typedef struct {
 #define atomic_long_sub(i, v) \
 	((void)__atomic_fetch_sub(&(v)->counter, (i), __ATOMIC_RELAXED))
 #define atomic_long_inc(v)	atomic_long_add(1, (v))
+#define atomic_long_inc_return(v) \
+	__atomic_add_fetch(&(v)->counter, 1, __ATOMIC_SEQ_CST)
 #define atomic_long_dec(v)	atomic_long_sub(1, (v))
 
 u32 get_random_u32(void);

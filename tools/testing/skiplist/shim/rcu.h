@@ -83,5 +83,6 @@ void shim_rcu_unregister(void);
  */
 void shim_kfree_rcu(const void *obj);
 #define kfree_rcu(ptr, field)	shim_kfree_rcu(ptr)
+#define kvfree_rcu(ptr, field)	shim_kfree_rcu(ptr)
 
 #endif /* _SHIM_RCU_H */

@@ -53,6 +53,9 @@ void *kcalloc(size_t n, size_t size, gfp_t gfp);
 void kfree(const void *obj);
 #define kvcalloc(n, size, gfp)	kcalloc((n), (size), (gfp))
 #define kvfree(obj)		kfree(obj)
+#define kvmalloc(size, gfp)	kmalloc((size), (gfp))
+#define struct_size(p, member, n) \
+	(sizeof(*(p)) + sizeof(*(p)->member) * (n))
 long shim_kmalloc_live(void);
 
 void might_alloc(gfp_t gfp);
