@@ -111,19 +111,14 @@ static unsigned long sl_range_span(const struct sl_range_alloc *ra)
 	return ra->end - ra->start;
 }
 
-/*
- * The shadow's checks live out of line, behind an inline test of
- * ra->debug: without the debug mode an allocation or a free makes no call
- * for them, and under emulation every call and return costs a lookup of
- * the next translation block (Documentation/extent.rst, "Where the churn
- * time goes").
- */
-static noinline void sl_shadow_set(struct sl_range_alloc *ra,
-				   unsigned long start, unsigned long size)
+static void sl_shadow_claim(struct sl_range_alloc *ra, unsigned long start,
+			    unsigned long size)
 {
 	struct sl_range_shadow *sh = ra->debug;
 	unsigned long first = start - ra->start, flags;
 
+	if (!sh)
+		return;
 	spin_lock_irqsave(&sh->lock, flags);
 	if (find_next_bit(sh->bits, first + size, first) < first + size) {
 		atomic_long_inc(&sh->errors);
@@ -134,19 +129,14 @@ static noinline void sl_shadow_set(struct sl_range_alloc *ra,
 	spin_unlock_irqrestore(&sh->lock, flags);
 }
 
-static inline void sl_shadow_claim(struct sl_range_alloc *ra,
-				   unsigned long start, unsigned long size)
-{
-	if (unlikely(ra->debug))
-		sl_shadow_set(ra, start, size);
-}
-
-static noinline void sl_shadow_clear(struct sl_range_alloc *ra,
-				     unsigned long start, unsigned long size)
+static void sl_shadow_release(struct sl_range_alloc *ra, unsigned long start,
+			      unsigned long size)
 {
 	struct sl_range_shadow *sh = ra->debug;
 	unsigned long first = start - ra->start, flags;
 
+	if (!sh)
+		return;
 	spin_lock_irqsave(&sh->lock, flags);
 	if (find_next_zero_bit(sh->bits, first + size, first) < first + size) {
 		atomic_long_inc(&sh->errors);
@@ -155,13 +145,6 @@ static noinline void sl_shadow_clear(struct sl_range_alloc *ra,
 	}
 	bitmap_clear(sh->bits, first, size);
 	spin_unlock_irqrestore(&sh->lock, flags);
-}
-
-static inline void sl_shadow_release(struct sl_range_alloc *ra,
-				     unsigned long start, unsigned long size)
-{
-	if (unlikely(ra->debug))
-		sl_shadow_clear(ra, start, size);
 }
 
 static int sl_shadow_init(struct sl_range_alloc *ra)
@@ -447,31 +430,6 @@ int sl_range_alloc(struct sl_range_alloc *ra, unsigned long size,
 }
 EXPORT_SYMBOL_GPL(sl_range_alloc);
 
-/*
- * sl_range_alloc_cpu() without a cached range: search from this CPU's
- * hint.  Out of line, so that a pop from the cache does not pay for
- * saving the registers the search needs.
- */
-static noinline int sl_range_alloc_near(struct sl_range_alloc *ra,
-					unsigned long size,
-					unsigned long align,
-					unsigned long *out, gfp_t gfp)
-{
-	/*
-	 * A task moved to another CPU meanwhile may still write this one's
-	 * hint while its new owner reads it: marked accesses, a lost update
-	 * is harmless.
-	 */
-	unsigned long *hint = raw_cpu_ptr(ra->hint);
-	int ret;
-
-	ret = sl_range_alloc(ra, size, align, ra->start, ra->end,
-			     READ_ONCE(*hint), out, gfp);
-	if (!ret)
-		WRITE_ONCE(*hint, *out + size);
-	return ret;
-}
-
 /**
  * sl_range_alloc_cpu() - allocate a range near this CPU's last one
  * @ra:    the allocator
@@ -492,6 +450,14 @@ static noinline int sl_range_alloc_near(struct sl_range_alloc *ra,
 int sl_range_alloc_cpu(struct sl_range_alloc *ra, unsigned long size,
 		       unsigned long align, unsigned long *out, gfp_t gfp)
 {
+	/*
+	 * A task moved to another CPU meanwhile may still write this one's
+	 * hint while its new owner reads it: marked accesses, a lost update
+	 * is harmless.
+	 */
+	unsigned long *hint;
+	int ret;
+
 	if (ra->cache && size && size <= SL_RANGE_CACHE_SIZES &&
 	    is_power_of_2(align)) {
 		struct sl_range_cache *cache = raw_cpu_ptr(ra->cache);
@@ -502,7 +468,12 @@ int sl_range_alloc_cpu(struct sl_range_alloc *ra, unsigned long size,
 			return 0;
 		}
 	}
-	return sl_range_alloc_near(ra, size, align, out, gfp);
+	hint = raw_cpu_ptr(ra->hint);
+	ret = sl_range_alloc(ra, size, align, ra->start, ra->end,
+			     READ_ONCE(*hint), out, gfp);
+	if (!ret)
+		WRITE_ONCE(*hint, *out + size);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(sl_range_alloc_cpu);
 

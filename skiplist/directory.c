@@ -49,60 +49,7 @@
 /* Splits and merges that queue a rebuild: an eighth of the leaves. */
 #define SL_DIR_STALE_SHIFT	3
 
-/**
- * struct sl_dir - the directory of a list's leaves
- * @rcu:  for freeing after a grace period
- * @cap:  room for entries
- * @nr:   entries
- * @lo:   the leaves' lower fences, strictly increasing; @lo[0] is the
- *        head's, 0
- * @leaf: @leaf[i] is the leaf whose lower fence is @lo[i], or NULL once
- *        that leaf has died
- * @mem:  storage for both arrays
- */
-struct sl_dir {
-	struct rcu_head rcu;
-	unsigned long cap;
-	unsigned long nr;
-	unsigned long *lo;
-	struct sl_leaf __rcu **leaf;
-	unsigned long mem[];
-};
-
 #ifndef SL_NO_DIRECTORY
-/**
- * sl_dir_guess() - the leaf the directory names for a key
- * @list:  the list
- * @key:   the key searched for
- * @loads: key loads, counted (seed 001)
- *
- * Context: rcu_read_lock() held.
- * Return: a leaf whose lower fence is at most @key, live when the
- * directory was last swept; or NULL if the list has no directory or the
- * leaf found has died since, and the caller must descend.
- */
-struct sl_leaf *sl_dir_guess(struct sl_list *list, unsigned long key,
-			     unsigned int *loads)
-{
-	struct sl_dir *dir = rcu_dereference(list->dir);
-	const unsigned long *lo;
-	unsigned long base = 0, n;
-
-	if (!dir)
-		return NULL;
-	/*
-	 * The last fence <= @key; lo[0] is 0, so it exists.  The loop has no
-	 * exit but the count, which compilers turn into conditional moves.
-	 */
-	lo = dir->lo;
-	for (n = dir->nr; n > 1; n -= n / 2) {
-		sl_count(*loads);
-		if (lo[base + n / 2] <= key)
-			base += n / 2;
-	}
-	return rcu_dereference(dir->leaf[base]);
-}
-
 /* Count a split or a merge, and queue a rebuild once enough have. */
 void sl_dir_changed(struct sl_list *list)
 {
@@ -111,12 +58,6 @@ void sl_dir_changed(struct sl_list *list)
 		queue_work(system_unbound_wq, &list->dir_work);
 }
 #else
-struct sl_leaf *sl_dir_guess(struct sl_list *list, unsigned long key,
-			     unsigned int *loads)
-{
-	return NULL;
-}
-
 void sl_dir_changed(struct sl_list *list)
 {
 }

@@ -344,8 +344,72 @@ bool sl_gap_find(struct sl_list *list, unsigned long from, unsigned long room,
 int sl_gap_check_level(struct sl_list *list, unsigned int level);
 
 /* directory.c */
-struct sl_leaf *sl_dir_guess(struct sl_list *list, unsigned long key,
-			     unsigned int *loads);
+/**
+ * struct sl_dir - the directory of a list's leaves
+ * @rcu:  for freeing after a grace period
+ * @cap:  room for entries
+ * @nr:   entries
+ * @lo:   the leaves' lower fences, strictly increasing; @lo[0] is the
+ *        head's, 0
+ * @leaf: @leaf[i] is the leaf whose lower fence is @lo[i], or NULL once
+ *        that leaf has died
+ * @mem:  storage for both arrays
+ */
+struct sl_dir {
+	struct rcu_head rcu;
+	unsigned long cap;
+	unsigned long nr;
+	unsigned long *lo;
+	struct sl_leaf __rcu **leaf;
+	unsigned long mem[];
+};
+
+#ifndef SL_NO_DIRECTORY
+/**
+ * sl_dir_guess() - the leaf the directory names for a key
+ * @list:  the list
+ * @key:   the key searched for
+ * @loads: key loads, counted (seed 001)
+ *
+ * Inline: under emulation every call and return costs a lookup of the
+ * next translation block (Documentation/extent.rst).
+ *
+ * Context: rcu_read_lock() held.
+ * Return: a leaf whose lower fence is at most @key, live when the
+ * directory was last swept; or NULL if the list has no directory or the
+ * leaf found has died since, and the caller must descend.
+ */
+static inline struct sl_leaf *sl_dir_guess(struct sl_list *list,
+					   unsigned long key,
+					   unsigned int *loads)
+{
+	struct sl_dir *dir = rcu_dereference(list->dir);
+	const unsigned long *lo;
+	unsigned long base = 0, n;
+
+	if (!dir)
+		return NULL;
+	/*
+	 * The last fence <= @key; lo[0] is 0, so it exists.  The loop has no
+	 * exit but the count, which compilers turn into conditional moves.
+	 */
+	lo = dir->lo;
+	for (n = dir->nr; n > 1; n -= n / 2) {
+		sl_count(*loads);
+		if (lo[base + n / 2] <= key)
+			base += n / 2;
+	}
+	return rcu_dereference(dir->leaf[base]);
+}
+#else
+static inline struct sl_leaf *sl_dir_guess(struct sl_list *list,
+					   unsigned long key,
+					   unsigned int *loads)
+{
+	return NULL;
+}
+#endif
+
 void sl_dir_changed(struct sl_list *list);
 void sl_dir_retire(struct sl_list *list, struct sl_leaf *leaf);
 void sl_dir_init(struct sl_list *list);

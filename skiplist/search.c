@@ -16,34 +16,24 @@
 #include "leaf.h"
 
 /*
- * Where a search for @key should end: the leaf whose fences cover @key, as
- * far as the leaf directory or a lockless descent can tell.  Above level 0 it compares against
- * the lower fence cached in the link it is about to follow, so a leaf it
- * rejects is never touched; at level 0 it compares against the upper fence
- * of the leaf it is in.  Each leaf it moves into costs one cache line.
+ * The descent through the towers, for a list without a leaf directory or
+ * a search the directory sends to a leaf split since its rebuild.  Above
+ * level 0 it compares against the lower fence cached in the link it is
+ * about to follow, so a leaf it rejects is never touched; at level 0 it
+ * compares against the upper fence of the leaf it is in.  Each leaf it
+ * moves into costs one cache line.
  *
  * The keys of the leaves it meets at level 0 are not prefetched: fetching
  * all eight of their lines while the binary search needs three made 1M
  * lookups 12% slower on these machines (make bench-user, with and without).
  */
-struct sl_leaf *sl_descend(struct sl_list *list, unsigned long key,
-			   unsigned int *loads)
+static struct sl_leaf *sl_descend_towers(struct sl_list *list,
+					 unsigned long key,
+					 unsigned int *loads)
 {
-	struct sl_leaf *leaf, *rejected = NULL, *next;
+	struct sl_leaf *leaf = list->head, *rejected = NULL, *next;
 	int level;
 
-	/*
-	 * The directory's guess, unless the leaf has split since the last
-	 * rebuild with @key on the far side: the descent then bounds the
-	 * search, where a walk along level 0 would not.
-	 */
-	leaf = sl_dir_guess(list, key, loads);
-	if (leaf) {
-		sl_count(*loads);
-		if (key <= READ_ONCE(leaf->hi))
-			return leaf;
-	}
-	leaf = list->head;
 	for (level = READ_ONCE(list->level) - 1; level > 0; level--) {
 		for (;;) {
 			struct sl_link *link = sl_up(leaf, level);
@@ -73,6 +63,36 @@ struct sl_leaf *sl_descend(struct sl_list *list, unsigned long key,
 			return leaf;
 		leaf = next;
 	}
+}
+
+/*
+ * Where a search for @key should start: the leaf whose fences cover @key,
+ * as far as the leaf directory or a lockless descent can tell.  The
+ * directory's guess stands unless the leaf has split since the last
+ * rebuild with @key on the far side: the descent then bounds the search,
+ * where a walk along level 0 would not.  Inline in the searches here, as
+ * is sl_locate(): under emulation every call and return costs a lookup of
+ * the next translation block.
+ */
+static __always_inline struct sl_leaf *sl_start(struct sl_list *list,
+						unsigned long key,
+						unsigned int *loads)
+{
+	struct sl_leaf *leaf = sl_dir_guess(list, key, loads);
+
+	if (leaf) {
+		sl_count(*loads);
+		if (key <= READ_ONCE(leaf->hi))
+			return leaf;
+	}
+	return sl_descend_towers(list, key, loads);
+}
+
+/* sl_start(), for the writers (locking.c). */
+struct sl_leaf *sl_descend(struct sl_list *list, unsigned long key,
+			   unsigned int *loads)
+{
+	return sl_start(list, key, loads);
 }
 
 static inline int sl_snapshot_nr(const struct sl_leaf *leaf)
@@ -203,9 +223,10 @@ struct sl_pos {
  * from the descent) and moving left or right by the fences until the
  * snapshot proves it covers @key.
  */
-static void sl_locate(struct sl_list *list, struct sl_pos *pos,
-		      struct sl_leaf *leaf, unsigned long key,
-		      unsigned int *loads)
+static __always_inline void sl_locate(struct sl_list *list,
+				      struct sl_pos *pos,
+				      struct sl_leaf *leaf, unsigned long key,
+				      unsigned int *loads)
 {
 	for (;;) {
 		unsigned int seq = read_seqcount_begin(&leaf->seq);
@@ -285,7 +306,7 @@ struct sl_slot *sl_lookup(struct sl_list *list, unsigned long key)
 	unsigned int loads = 0;
 	struct sl_pos pos;
 
-	leaf = sl_descend(list, key, &loads);
+	leaf = sl_start(list, key, &loads);
 	for (;;) {
 		sl_locate(list, &pos, leaf, key, &loads);
 		leaf = pos.leaf;
@@ -360,7 +381,7 @@ struct sl_slot *sl_first_overlap(struct sl_list *list, unsigned long start,
 
 	if (end <= start)
 		return NULL;
-	leaf = sl_descend(list, start, &loads);
+	leaf = sl_start(list, start, &loads);
 	for (;;) {
 		sl_locate(list, &pos, leaf, start, &loads);
 		leaf = pos.leaf;
@@ -424,7 +445,7 @@ static void sl_iter_seek(struct sl_iter *iter)
 	unsigned long key = iter->past_end ? ULONG_MAX : iter->pos;
 	unsigned int loads = 0;
 
-	sl_iter_seek_from(iter, sl_descend(iter->list, key, &loads), loads);
+	sl_iter_seek_from(iter, sl_start(iter->list, key, &loads), loads);
 }
 
 /**

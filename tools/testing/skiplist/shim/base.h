@@ -39,7 +39,10 @@ typedef unsigned int slab_flags_t;
 #define __user
 #define __must_check	__attribute__((warn_unused_result))
 #define __maybe_unused	__attribute__((unused))
-#define noinline	__attribute__((noinline))
+/* glibc's <sys/cdefs.h> may have it already. */
+#ifndef __always_inline
+#define __always_inline	inline __attribute__((always_inline))
+#endif
 #define __aligned(x)	__attribute__((aligned(x)))
 #define __acquires(x)
 #define __releases(x)
