@@ -64,10 +64,38 @@ unsigned long shim_failed_allocs(void)
 	return __atomic_load_n(&shim_fail_count, __ATOMIC_SEQ_CST);
 }
 
+__thread bool shim_in_work_item;
+
+/*
+ * A work item's allocations (the leaf directory's rebuild) run on threads
+ * of their own, at times no test controls: they must neither take the
+ * n-th failure a test aimed at its own call nor draw from the sequence a
+ * single-threaded test replays.  They fail at the same random rate, from
+ * a generator of their own.
+ */
+static bool shim_work_item_should_fail(void)
+{
+	static __thread u64 rng = 0x9e3779b97f4a7c15ULL;
+	unsigned int ppm = __atomic_load_n(&shim_fail_ppm, __ATOMIC_RELAXED);
+
+	if (!ppm)
+		return false;
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	if ((rng * 0x2545f4914f6cdd1dULL >> 11) % 1000000 >= ppm)
+		return false;
+	__atomic_add_fetch(&shim_fail_count, 1, __ATOMIC_SEQ_CST);
+	return true;
+}
+
 static bool shim_should_fail(void)
 {
-	unsigned long n = __atomic_load_n(&shim_fail_countdown,
-					  __ATOMIC_RELAXED);
+	unsigned long n;
+
+	if (shim_in_work_item)
+		return shim_work_item_should_fail();
+	n = __atomic_load_n(&shim_fail_countdown, __ATOMIC_RELAXED);
 
 	while (n) {
 		if (__atomic_compare_exchange_n(&shim_fail_countdown, &n,

@@ -66,6 +66,8 @@ void memalloc_retry_wait(gfp_t gfp);
 void shim_fail_nth(unsigned long nth);
 void shim_fail_random(unsigned int per_million, u64 seed);
 void shim_fail_off(void);
+/* Set on the threads that run work items (workqueue.c). */
+extern __thread bool shim_in_work_item;
 unsigned long shim_failed_allocs(void);
 
 #endif /* _SHIM_SLAB_H */

@@ -4,6 +4,7 @@
 #include <sched.h>
 #include "workqueue.h"
 #include "rcu.h"
+#include "slab.h"
 
 struct workqueue_struct *system_unbound_wq;
 
@@ -33,6 +34,7 @@ static void *shim_work_thread(void *arg)
 		idle = 0;
 		sched_yield();
 	}
+	shim_in_work_item = true;
 	if (__atomic_exchange_n(&work->pending, 0, __ATOMIC_ACQ_REL)) {
 		shim_rcu_register();
 		shim_current_work = work;
