@@ -10,8 +10,10 @@
  * Like the descent it stands in for, the directory is only a guess: what
  * makes a search's answer right is the snapshot of the leaf it ends in,
  * checked against that leaf's fences (search.c).  A leaf split since the
- * last rebuild is missing from the directory, so searches for the keys it
- * took land on its left neighbour and step right along level 0.  Writers
+ * last rebuild is missing from the directory, so a search for a key it
+ * took lands on its left neighbour, sees the key beyond that leaf's upper
+ * fence and descends through the towers instead (search.c, sl_start()),
+ * so that a run of splits never makes a long walk.  Writers
  * count splits and merges, and once they reach an eighth of the leaves the
  * directory was built from, they queue a rebuild.  Readers never write.
  *
@@ -66,11 +68,9 @@ void sl_dir_changed(struct sl_list *list)
 /* The entry of @leaf in @dir, if it has one; -1 if not. */
 static long sl_dir_find(struct sl_dir *dir, struct sl_leaf *leaf)
 {
-	unsigned long base = 0, n;
+	unsigned int loads = 0;	/* a writer's search: not counted */
+	unsigned long base = sl_dir_floor(dir, leaf->lo, &loads);
 
-	for (n = dir->nr; n > 1; n -= n / 2)
-		if (dir->lo[base + n / 2] <= leaf->lo)
-			base += n / 2;
 	if (dir->lo[base] != leaf->lo ||
 	    rcu_access_pointer(dir->leaf[base]) != leaf)
 		return -1;

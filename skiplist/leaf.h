@@ -364,6 +364,26 @@ struct sl_dir {
 	unsigned long mem[];
 };
 
+/*
+ * Index of the last fence <= @key in @dir; lo[0] is 0, so it exists.  The
+ * loop has no exit but the count, which compilers turn into conditional
+ * moves.
+ */
+static inline unsigned long sl_dir_floor(const struct sl_dir *dir,
+					 unsigned long key,
+					 unsigned int *loads)
+{
+	const unsigned long *lo = dir->lo;
+	unsigned long base = 0, n;
+
+	for (n = dir->nr; n > 1; n -= n / 2) {
+		sl_count(*loads);
+		if (lo[base + n / 2] <= key)
+			base += n / 2;
+	}
+	return base;
+}
+
 #ifndef SL_NO_DIRECTORY
 /**
  * sl_dir_guess() - the leaf the directory names for a key
@@ -384,22 +404,10 @@ static inline struct sl_leaf *sl_dir_guess(struct sl_list *list,
 					   unsigned int *loads)
 {
 	struct sl_dir *dir = rcu_dereference(list->dir);
-	const unsigned long *lo;
-	unsigned long base = 0, n;
 
 	if (!dir)
 		return NULL;
-	/*
-	 * The last fence <= @key; lo[0] is 0, so it exists.  The loop has no
-	 * exit but the count, which compilers turn into conditional moves.
-	 */
-	lo = dir->lo;
-	for (n = dir->nr; n > 1; n -= n / 2) {
-		sl_count(*loads);
-		if (lo[base + n / 2] <= key)
-			base += n / 2;
-	}
-	return rcu_dereference(dir->leaf[base]);
+	return rcu_dereference(dir->leaf[sl_dir_floor(dir, key, loads)]);
 }
 #else
 static inline struct sl_leaf *sl_dir_guess(struct sl_list *list,

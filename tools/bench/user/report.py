@@ -59,24 +59,23 @@ def main():
         loads.append({"items": a["items"], "with_directory": d["key_loads_per_lookup"],
                       "with_skip": with_skip, "without_skip": without,
                       "fewer_pct": 100 * (1 - with_skip / without)})
-    # Memory and inserts as shipped: the directory's bytes included.
-    skip = shipped
+    # Memory, inserts and leaf costs as shipped: the directory's bytes included.
     memory = [{"items": s["items"],
                "ascending": s["bytes_per_item_ascending"],
                "random": s["bytes_per_item_random"],
                "after_delete_90pct": s["bytes_per_item_after_delete_90pct"]}
-              for s in skip["sizes"]]
+              for s in shipped["sizes"]]
     appends = [{"items": s["items"],
                 "ns_per_insert_ascending": s["insert_ns_ascending"],
                 "ns_per_insert_random": s["insert_ns_random"],
                 "key_loads_per_insert_ascending": s["key_loads_per_insert_ascending"],
                 "key_loads_per_insert_random": s["key_loads_per_insert_random"]}
-               for s in skip["sizes"]]
+               for s in shipped["sizes"]]
     doc["sequential_inserts"] = appends
     doc["key_loads"] = loads
     doc["skiplist_memory"] = memory
-    doc["skiplist_leaf_keys"] = skip["leaf_keys"]
-    doc["leaf_alloc_free_ns"] = skip["leaf_alloc_free_ns"]
+    doc["skiplist_leaf_keys"] = shipped["leaf_keys"]
+    doc["leaf_alloc_free_ns"] = shipped["leaf_alloc_free_ns"]
 
     big = max(m["items"] for m in memory)
     mem = next(m for m in memory if m["items"] == big)
@@ -130,7 +129,7 @@ def main():
     extra_md += [f"| {x['items']} | {x['with_directory']:.2f} | {x['with_skip']:.2f} | "
                  f"{x['without_skip']:.2f} | {x['fewer_pct']:.1f} % |"
                  for x in loads]
-    extra_md += ["", f"## skiplist: index bytes per item ({skip['leaf_keys']} keys per leaf; slots not counted)", "",
+    extra_md += ["", f"## skiplist: index bytes per item ({shipped['leaf_keys']} keys per leaf; slots not counted)", "",
                  "| items | ascending inserts | random inserts | then 90% deleted at random |",
                  "|---:|---:|---:|---:|"]
     extra_md += [f"| {m['items']} | {m['ascending']:.1f} | {m['random']:.1f} | {m['after_delete_90pct']:.1f} |"
@@ -145,7 +144,7 @@ def main():
     extra_md += ["", "## skiplist: one leaf alloc+free, ns (userspace: the shim's per-thread free lists stand in for SLUB's per-CPU path)", "",
                  "| tower height | leaf bytes | per-height cache | malloc/free |", "|---:|---:|---:|---:|"]
     extra_md += [f"| {a['height']} | {a['bytes']} | {a['cache']:.1f} | {a['malloc']:.1f} |"
-                 for a in skip["leaf_alloc_free_ns"]]
+                 for a in shipped["leaf_alloc_free_ns"]]
     extra_md += ["", "## goals", ""] + goal_md + [""]
     # Replace what an earlier run of this script added, so it can be rerun.
     marker = "<!-- report.py -->"

@@ -67,34 +67,40 @@ unsigned long shim_failed_allocs(void)
 __thread bool shim_in_work_item;
 
 /*
- * A work item's allocations (the leaf directory's rebuild) run on threads
- * of their own, at times no test controls: they must neither take the
- * n-th failure a test aimed at its own call nor draw from the sequence a
- * single-threaded test replays.  They fail at the same random rate, from
- * a generator of their own.
+ * Whether this allocation fails at @ppm per million, by one xorshift draw
+ * from @state; no draw at all while @ppm is 0, so that a sequence replays.
  */
-static bool shim_work_item_should_fail(void)
+static bool shim_fail_draw(u64 *state, unsigned int ppm)
 {
-	static __thread u64 rng = 0x9e3779b97f4a7c15ULL;
-	unsigned int ppm = __atomic_load_n(&shim_fail_ppm, __ATOMIC_RELAXED);
+	u64 x = *state;
 
 	if (!ppm)
 		return false;
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	if ((rng * 0x2545f4914f6cdd1dULL >> 11) % 1000000 >= ppm)
-		return false;
-	__atomic_add_fetch(&shim_fail_count, 1, __ATOMIC_SEQ_CST);
-	return true;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return (x * 0x2545f4914f6cdd1dULL >> 11) % 1000000 < ppm;
 }
 
 static bool shim_should_fail(void)
 {
+	static __thread u64 work_rng = 0x9e3779b97f4a7c15ULL;
 	unsigned long n;
 
-	if (shim_in_work_item)
-		return shim_work_item_should_fail();
+	/*
+	 * A work item's allocations (the leaf directory's rebuild) run on
+	 * threads of their own, at times no test controls: they must neither
+	 * take the n-th failure a test aimed at its own call nor draw from the
+	 * sequence a single-threaded test replays.  They fail at the same
+	 * random rate, from a generator of their own.
+	 */
+	if (shim_in_work_item) {
+		if (shim_fail_draw(&work_rng,
+				   __atomic_load_n(&shim_fail_ppm, __ATOMIC_RELAXED)))
+			goto fail;
+		return false;
+	}
 	n = __atomic_load_n(&shim_fail_countdown, __ATOMIC_RELAXED);
 
 	while (n) {
@@ -106,17 +112,10 @@ static bool shim_should_fail(void)
 			break;
 		}
 	}
-	if (__atomic_load_n(&shim_fail_ppm, __ATOMIC_RELAXED)) {
-		/* Racy on purpose between threads; single-threaded tests replay. */
-		u64 x = shim_fail_rng;
-
-		x ^= x >> 12;
-		x ^= x << 25;
-		x ^= x >> 27;
-		shim_fail_rng = x;
-		if ((x * 0x2545f4914f6cdd1dULL >> 11) % 1000000 < shim_fail_ppm)
-			goto fail;
-	}
+	/* Racy on purpose between threads; single-threaded tests replay. */
+	if (shim_fail_draw(&shim_fail_rng,
+			   __atomic_load_n(&shim_fail_ppm, __ATOMIC_RELAXED)))
+		goto fail;
 	return false;
 fail:
 	__atomic_add_fetch(&shim_fail_count, 1, __ATOMIC_SEQ_CST);
