@@ -329,12 +329,15 @@ $(NATIVE_OBJ)/.extracted:
 		$(NATIVE_OBJ)/linux/tools/include/linux/rbtree*.h $(NATIVE_OBJ)/include/linux/
 	touch $@
 
-$(NATIVE_OBJ)/%.o: tools/bench/kernel/%.c tools/bench/kernel/bench.h \
-		$(NATIVE_SRC)/bench_native.h $(NATIVE_OBJ)/.extracted
+# The module's files embed the allocator's and the skiplist's structures:
+# they are rebuilt when any header they may include changes.
+NATIVE_HEADERS := tools/bench/kernel/bench.h $(NATIVE_SRC)/bench_native.h \
+	$(wildcard extent/*.h skiplist/*.h tools/testing/skiplist/shim/*.h)
+
+$(NATIVE_OBJ)/%.o: tools/bench/kernel/%.c $(NATIVE_HEADERS) $(NATIVE_OBJ)/.extracted
 	$(CC) $(NATIVE_CFLAGS) -c -o $@ $<
 
-$(NATIVE_OBJ)/%.o: $(NATIVE_SRC)/%.c tools/bench/kernel/bench.h \
-		$(NATIVE_SRC)/bench_native.h $(NATIVE_OBJ)/.extracted
+$(NATIVE_OBJ)/%.o: $(NATIVE_SRC)/%.c $(NATIVE_HEADERS) $(NATIVE_OBJ)/.extracted
 	$(CC) $(NATIVE_CFLAGS) -c -o $@ $<
 
 # The kernel's files, as they are: their warnings are not ours to fix.

@@ -11,9 +11,13 @@
  * The per-CPU caches (SL_RANGE_CACHE) keep freed ranges of up to
  * SL_RANGE_CACHE_SIZES units in the index, marked cached, and hand them out
  * again to sl_range_alloc_cpu() requests of the same size: a free is then
- * a push, an allocation a pop.  A request that finds no room, or a
- * reservation that collides, empties every cache into the index and tries
- * once more.
+ * a push, an allocation a pop, each under the CPU's local lock (interrupts
+ * off, no atomic instruction) with one compare-and-exchange on the range's
+ * state.  No other CPU ever touches a cache's stacks: a request that finds
+ * no room, or a reservation that collides, takes cached ranges back
+ * through the index instead (sl_range_reclaim()), erases them and tries
+ * once more, and the cache that still holds such a range drops it when it
+ * comes to it.  Whichever of the two is last frees its memory.
  *
  * With the caches, each CPU also remembers the ranges it handed out last,
  * in a small table hashed by start, so that a free on the CPU that
@@ -37,6 +41,7 @@
 #include <linux/log2.h>
 #include <linux/cpumask.h>
 #include <linux/hash.h>
+#include <linux/local_lock.h>
 #include "range_alloc.h"
 
 /*
@@ -54,17 +59,19 @@ struct sl_range {
 enum sl_range_state {
 	SL_RANGE_LIVE,		/* allocated by a caller */
 	SL_RANGE_CACHED,	/* freed into a CPU's cache, still indexed */
-	SL_RANGE_FREEING,	/* being erased from the index */
+	SL_RANGE_FREEING,	/* claimed by a free or a reclaim: theirs alone */
 	SL_RANGE_NEW,		/* indexed, not handed out yet */
+	SL_RANGE_ORPHANED,	/* reclaimed and erased; its cache frees it */
+	SL_RANGE_ABANDONED,	/* dropped by its cache; the reclaim frees it */
 };
 
 /*
- * One CPU's cache: stacks of freed ranges, one per size.  The lock is
- * nearly always taken by its own CPU; it makes a task that migrated
- * between reading the CPU and taking the lock merely less local.
+ * One CPU's cache: stacks of freed ranges, one per size.  Only its own
+ * CPU touches the stacks, under the local lock; other CPUs read @nr only,
+ * as a hint that there may be something to reclaim.
  */
 struct sl_range_cache {
-	spinlock_t lock;	/* guards the stacks */
+	local_lock_t lock;	/* guards the stacks */
 	unsigned char nr[SL_RANGE_CACHE_SIZES];
 	struct sl_range *ranges[SL_RANGE_CACHE_SIZES][SL_RANGE_CACHE_DEPTH];
 	/* Ranges this CPU handed out, by hash of start; lockless, hints. */
@@ -221,7 +228,7 @@ int sl_range_init(struct sl_range_alloc *ra, unsigned long start,
 			goto out_hint;
 		}
 		for_each_possible_cpu(cpu)
-			spin_lock_init(&per_cpu_ptr(ra->cache, cpu)->lock);
+			local_lock_init(&per_cpu_ptr(ra->cache, cpu)->lock);
 	}
 	ret = sl_init(&ra->list, GFP_KERNEL);
 	if (ret)
@@ -256,7 +263,23 @@ static void sl_range_free_slot(struct sl_slot *slot, void *arg)
  */
 void sl_range_destroy(struct sl_range_alloc *ra)
 {
-	/* Cached ranges are in the index: they go with it. */
+	unsigned int cpu, i, n;
+
+	/*
+	 * Reclaimed ranges a cache still holds are only there; the others
+	 * are in the index and go with it, after this reads their state.
+	 */
+	for_each_possible_cpu(cpu) {
+		struct sl_range_cache *cache;
+
+		if (!ra->cache)
+			break;
+		cache = per_cpu_ptr(ra->cache, cpu);
+		for (i = 0; i < SL_RANGE_CACHE_SIZES; i++)
+			for (n = 0; n < cache->nr[i]; n++)
+				if (cache->ranges[i][n]->state == SL_RANGE_ORPHANED)
+					kfree(cache->ranges[i][n]);
+	}
 	sl_destroy(&ra->list, sl_range_free_slot, NULL);
 	free_percpu(ra->cache);
 	free_percpu(ra->hint);
@@ -279,41 +302,6 @@ static bool sl_range_inside(const struct sl_range_alloc *ra,
 	return !ra->end || last < ra->end;
 }
 
-/* Take a cached range of @size units aligned to @align from @cache. */
-static struct sl_range *sl_range_cache_pop(struct sl_range_cache *cache,
-					   unsigned long size,
-					   unsigned long align)
-{
-	struct sl_range *range = NULL;
-	unsigned long flags;
-	unsigned int nr;
-
-	spin_lock_irqsave(&cache->lock, flags);
-	nr = cache->nr[size - 1];
-	if (nr && !(cache->ranges[size - 1][nr - 1]->slot.key & (align - 1))) {
-		range = cache->ranges[size - 1][nr - 1];
-		cache->nr[size - 1] = nr - 1;
-	}
-	spin_unlock_irqrestore(&cache->lock, flags);
-	return range;
-}
-
-/* Keep @range, which the caller has marked cached, in @cache if it has room. */
-static bool sl_range_cache_push(struct sl_range_cache *cache,
-				struct sl_range *range)
-{
-	unsigned long size = range->slot.size, flags;
-	bool kept = false;
-
-	spin_lock_irqsave(&cache->lock, flags);
-	if (cache->nr[size - 1] < SL_RANGE_CACHE_DEPTH) {
-		cache->ranges[size - 1][cache->nr[size - 1]++] = range;
-		kept = true;
-	}
-	spin_unlock_irqrestore(&cache->lock, flags);
-	return kept;
-}
-
 /* Erase a range whose state the caller moved to FREEING. */
 static void sl_range_erase(struct sl_range_alloc *ra, struct sl_range *range)
 {
@@ -325,35 +313,139 @@ static void sl_range_erase(struct sl_range_alloc *ra, struct sl_range *range)
 }
 
 /*
- * Give every cached range back to the index.  Returns how many there
- * were: when 0, trying again cannot help.
+ * A cache's part in giving up a range that sl_range_reclaim() took back:
+ * if the reclaim is still erasing it, leave it the memory to free;
+ * otherwise the reclaim is done with it.
  */
-static unsigned long sl_range_cache_flush(struct sl_range_alloc *ra)
+static void sl_range_drop_reclaimed(struct sl_range *range)
 {
-	unsigned long flushed = 0, flags;
+	if (cmpxchg(&range->state, SL_RANGE_FREEING,
+		    SL_RANGE_ABANDONED) != SL_RANGE_FREEING)
+		kfree_rcu(range, rcu);	/* ORPHANED; readers may hold it */
+}
+
+/*
+ * A cached range of @size units aligned to @align from this CPU's cache,
+ * moved to NEW; NULL if there is none.  Ranges reclaimed meanwhile are
+ * dropped on the way.  Called with the cache's local lock held.
+ */
+static struct sl_range *sl_range_cache_pop(struct sl_range_cache *cache,
+					   unsigned long size,
+					   unsigned long align)
+{
+	struct sl_range **stack = cache->ranges[size - 1];
+	unsigned int nr = cache->nr[size - 1];
+
+	while (nr) {
+		struct sl_range *range = stack[nr - 1];
+
+		/* The stack owns what it holds: its start stays readable. */
+		if (range->slot.key & (align - 1))
+			return NULL;
+		WRITE_ONCE(cache->nr[size - 1], --nr);
+		if (cmpxchg(&range->state, SL_RANGE_CACHED,
+			    SL_RANGE_NEW) == SL_RANGE_CACHED)
+			return range;
+		sl_range_drop_reclaimed(range);
+	}
+	return NULL;
+}
+
+/*
+ * Keep @range, which the caller moved to FREEING, in this CPU's cache if
+ * it has room for its size, and mark it cached: from then on a reclaim
+ * may take it.  Called with the cache's local lock held.
+ */
+static bool sl_range_cache_push(struct sl_range_cache *cache,
+				struct sl_range *range)
+{
+	unsigned long i = range->slot.size - 1;
+	unsigned int nr = cache->nr[i];
+
+	if (nr == SL_RANGE_CACHE_DEPTH)
+		return false;
+	cache->ranges[i][nr] = range;
+	WRITE_ONCE(cache->nr[i], nr + 1);
+	/* Pairs with the reclaim's cmpxchg: the shadow is already clear. */
+	smp_store_release(&range->state, SL_RANGE_CACHED);
+	return true;
+}
+
+/* Whether any cache may hold a range to reclaim. */
+static bool sl_range_cached_any(struct sl_range_alloc *ra)
+{
 	unsigned int cpu, i;
 
-	if (!ra->cache)
-		return 0;
 	for_each_possible_cpu(cpu) {
 		struct sl_range_cache *cache = per_cpu_ptr(ra->cache, cpu);
 
-		for (;;) {
-			struct sl_range *range = NULL;
-
-			spin_lock_irqsave(&cache->lock, flags);
-			for (i = 0; i < SL_RANGE_CACHE_SIZES && !range; i++)
-				if (cache->nr[i])
-					range = cache->ranges[i][--cache->nr[i]];
-			spin_unlock_irqrestore(&cache->lock, flags);
-			if (!range)
-				break;
-			WRITE_ONCE(range->state, SL_RANGE_FREEING);
-			sl_range_erase(ra, range);
-			flushed++;
-		}
+		for (i = 0; i < SL_RANGE_CACHE_SIZES; i++)
+			if (READ_ONCE(cache->nr[i]))
+				return true;
 	}
-	return flushed;
+	return false;
+}
+
+/*
+ * Take the cached ranges that start in [@first, @last] back from the
+ * caches and erase them, so that their space can be allocated.  The walk
+ * goes through the index, not the caches, which only their own CPUs
+ * touch: it costs O(ranges in the window), and runs only when a request
+ * found no room or a reservation collided.  Returns how many ranges it
+ * erased: when 0, trying again cannot help.
+ */
+static unsigned long sl_range_reclaim(struct sl_range_alloc *ra,
+				      unsigned long first, unsigned long last)
+{
+	unsigned long reclaimed = 0, pos = first;
+	struct sl_range *range;
+	struct sl_slot *slot;
+	struct sl_iter iter;
+	bool at_end;
+
+	if (!ra->cache || !sl_range_cached_any(ra))
+		return 0;
+	do {
+		range = NULL;
+		rcu_read_lock();
+		sl_iter_start(&iter, &ra->list, pos);
+		while (!range && (slot = sl_iter_next(&iter)) &&
+		       slot->key <= last) {
+			struct sl_range *r = container_of(slot, struct sl_range,
+							  slot);
+
+			if (slot->key >= pos &&
+			    READ_ONCE(r->state) == SL_RANGE_CACHED &&
+			    cmpxchg(&r->state, SL_RANGE_CACHED,
+				    SL_RANGE_FREEING) == SL_RANGE_CACHED)
+				range = r;
+		}
+		rcu_read_unlock();
+		if (!range)
+			break;
+		/* Ours now, until the exchange below hands it over. */
+		at_end = sl_slot_last(&range->slot) >= last;
+		pos = sl_slot_last(&range->slot) + 1;
+		sl_range_forget(ra, range);
+		WARN_ON_ONCE(sl_erase(&ra->list, &range->slot));
+		if (xchg(&range->state, SL_RANGE_ORPHANED) == SL_RANGE_ABANDONED)
+			kfree_rcu(range, rcu);
+		reclaimed++;
+	} while (!at_end);
+	return reclaimed;
+}
+
+/*
+ * Reclaim the cached ranges that overlap [@first, @last]: a cached range
+ * has at most SL_RANGE_CACHE_SIZES units, so any that reaches @first
+ * starts at most that far below it.
+ */
+static unsigned long sl_range_reclaim_overlapping(struct sl_range_alloc *ra,
+						  unsigned long first,
+						  unsigned long last)
+{
+	first -= min(first - ra->start, SL_RANGE_CACHE_SIZES - 1UL);
+	return sl_range_reclaim(ra, first, last);
 }
 
 /*
@@ -417,7 +509,8 @@ int sl_range_alloc(struct sl_range_alloc *ra, unsigned long size,
 	ret = sl_insert_hole(&ra->list, &range->slot, size, align, min, max,
 			     hint, gfp);
 	/* Cached ranges may be all that is in the way. */
-	if (ret == -ENOSPC && sl_range_cache_flush(ra))
+	if (ret == -ENOSPC &&
+	    sl_range_reclaim_overlapping(ra, min, max ? max - 1 : ULONG_MAX))
 		ret = sl_insert_hole(&ra->list, &range->slot, size, align, min,
 				     max, hint, gfp);
 	if (ret) {
@@ -455,18 +548,22 @@ int sl_range_alloc_cpu(struct sl_range_alloc *ra, unsigned long size,
 	 * hint while its new owner reads it: marked accesses, a lost update
 	 * is harmless.
 	 */
-	unsigned long *hint;
+	unsigned long *hint, flags;
 	int ret;
 
 	if (ra->cache && size && size <= SL_RANGE_CACHE_SIZES &&
 	    is_power_of_2(align)) {
-		struct sl_range_cache *cache = raw_cpu_ptr(ra->cache);
-		struct sl_range *range = sl_range_cache_pop(cache, size, align);
+		struct sl_range_cache *cache;
+		struct sl_range *range;
 
-		if (range) {
+		local_lock_irqsave(&ra->cache->lock, flags);
+		cache = this_cpu_ptr(ra->cache);
+		range = sl_range_cache_pop(cache, size, align);
+		if (range)
 			sl_range_handed_out(ra, cache, range, out);
+		local_unlock_irqrestore(&ra->cache->lock, flags);
+		if (range)
 			return 0;
-		}
 	}
 	hint = raw_cpu_ptr(ra->hint);
 	ret = sl_range_alloc(ra, size, align, ra->start, ra->end,
@@ -507,7 +604,8 @@ int sl_range_reserve(struct sl_range_alloc *ra, unsigned long start,
 	range->slot.size = size;
 	range->state = SL_RANGE_NEW;
 	ret = sl_insert(&ra->list, &range->slot, gfp);
-	if (ret == -EEXIST && sl_range_cache_flush(ra))
+	if (ret == -EEXIST &&
+	    sl_range_reclaim_overlapping(ra, start, start + (size - 1)))
 		ret = sl_insert(&ra->list, &range->slot, gfp);
 	if (ret) {
 		kfree(range);
@@ -520,14 +618,13 @@ int sl_range_reserve(struct sl_range_alloc *ra, unsigned long start,
 EXPORT_SYMBOL_GPL(sl_range_reserve);
 
 /*
- * The live range at @start, of @size units, moved to state @to, if the
+ * The live range at @start, of @size units, moved to FREEING, if the
  * table of @cache (this CPU's) knows it; NULL if it does not, and the
- * index must tell.  Called under rcu_read_lock().
+ * index must tell.  Called inside an RCU read-side critical section.
  */
 static struct sl_range *sl_range_claim_recent(struct sl_range_cache *cache,
 					      unsigned long start,
-					      unsigned long size,
-					      unsigned int to)
+					      unsigned long size)
 {
 	struct sl_range *range;
 
@@ -535,37 +632,79 @@ static struct sl_range *sl_range_claim_recent(struct sl_range_cache *cache,
 	/* A range's start and size never change while it is indexed. */
 	if (!range || range->slot.key != start || range->slot.size != size)
 		return NULL;
-	if (cmpxchg(&range->state, SL_RANGE_LIVE, to) != SL_RANGE_LIVE)
+	if (cmpxchg(&range->state, SL_RANGE_LIVE,
+		    SL_RANGE_FREEING) != SL_RANGE_LIVE)
 		return NULL;
 	return range;
 }
 
 /*
- * The live range at @start, found in the index and moved to state @to.
- * Called under rcu_read_lock().  Returns 0; -ENOENT if no live range
- * starts there; -EINVAL if it has another size than @size.
+ * The live range at @start, found in the index and moved to FREEING.
+ * Returns 0; -ENOENT if no live range starts there; -EINVAL if it has
+ * another size than @size.
  */
 static int sl_range_claim_indexed(struct sl_range_alloc *ra,
 				  unsigned long start, unsigned long size,
-				  unsigned int to, struct sl_range **found)
+				  struct sl_range **found)
 {
-	struct sl_slot *slot = sl_lookup(&ra->list, start);
 	struct sl_range *range;
+	struct sl_slot *slot;
+	int ret = -ENOENT;
 
+	rcu_read_lock();
+	slot = sl_lookup(&ra->list, start);
 	if (!slot || slot->key != start)
-		return -ENOENT;
+		goto out;
 	range = container_of(slot, struct sl_range, slot);
 	if (READ_ONCE(range->state) != SL_RANGE_LIVE)
-		return -ENOENT;
+		goto out;
 	if (slot->size != size) {
 		pr_err_ratelimited("sl_range: free of [%lu, +%lu): the range there has %lu units\n",
 				   start, size, slot->size);
-		return -EINVAL;
+		ret = -EINVAL;
+		goto out;
 	}
-	if (cmpxchg(&range->state, SL_RANGE_LIVE, to) != SL_RANGE_LIVE)
-		return -ENOENT;
+	/* Once it is FREEING, only this free may erase it: no RCU needed. */
+	if (cmpxchg(&range->state, SL_RANGE_LIVE,
+		    SL_RANGE_FREEING) == SL_RANGE_LIVE) {
+		*found = range;
+		ret = 0;
+	}
+out:
+	rcu_read_unlock();
+	return ret;
+}
+
+/*
+ * A free with the caches on, under this CPU's local lock: claim the range
+ * through the table of ranges the CPU handed out, or the index, and push
+ * it on the CPU's stack for its size.  Returns 0 when it is cached, 1 when
+ * it is claimed but must be erased (too large, or the stack is full),
+ * with the range in @found, or an error from sl_range_claim_indexed().
+ */
+static int sl_range_free_to_cache(struct sl_range_alloc *ra,
+				  unsigned long start, unsigned long size,
+				  struct sl_range **found)
+{
+	struct sl_range_cache *cache = this_cpu_ptr(ra->cache);
+	struct sl_range *range;
+	int ret;
+
+	/* Interrupts are off (or, on PREEMPT_RT, a lock that implies it). */
+	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(),
+			 "sl_range: cache table read outside RCU");
+	range = sl_range_claim_recent(cache, start, size);
+	if (!range) {
+		ret = sl_range_claim_indexed(ra, start, size, &range);
+		if (ret)
+			return ret;
+	}
+	/* The shadow first: once cached, a reclaim may hand it out again. */
+	sl_shadow_release(ra, start, size);
+	if (size <= SL_RANGE_CACHE_SIZES && sl_range_cache_push(cache, range))
+		return 0;
 	*found = range;
-	return 0;
+	return 1;
 }
 
 /**
@@ -576,8 +715,8 @@ static int sl_range_claim_indexed(struct sl_range_alloc *ra,
  *
  * With SL_RANGE_CACHE, a range of up to SL_RANGE_CACHE_SIZES units goes to
  * this CPU's cache, while it has room for that size, and stays in the
- * index until the cache is emptied; and a range this CPU handed out
- * recently is found without a lookup in the index.
+ * index until it is handed out again or reclaimed; and a range this CPU
+ * handed out recently is found without a lookup in the index.
  *
  * Context: Any context that may take a spinlock.
  * Return: 0; -ENOENT if no live range starts at @start (a double free);
@@ -586,41 +725,27 @@ static int sl_range_claim_indexed(struct sl_range_alloc *ra,
 int sl_range_free(struct sl_range_alloc *ra, unsigned long start,
 		  unsigned long size)
 {
-	struct sl_range_cache *cache = NULL;
-	unsigned int to = SL_RANGE_FREEING;
 	struct sl_range *range = NULL;
-	int ret = 0;
+	unsigned long flags;
+	int ret;
 
 	if (ra->cache) {
-		cache = raw_cpu_ptr(ra->cache);
-		if (size <= SL_RANGE_CACHE_SIZES)
-			to = SL_RANGE_CACHED;
+		local_lock_irqsave(&ra->cache->lock, flags);
+		ret = sl_range_free_to_cache(ra, start, size, &range);
+		local_unlock_irqrestore(&ra->cache->lock, flags);
+	} else {
+		ret = sl_range_claim_indexed(ra, start, size, &range);
+		if (!ret)
+			sl_shadow_release(ra, start, size);
 	}
-	rcu_read_lock();
-	if (cache)
-		range = sl_range_claim_recent(cache, start, size, to);
-	if (!range)
-		ret = sl_range_claim_indexed(ra, start, size, to, &range);
-	if (ret) {
-		rcu_read_unlock();
-		if (ret == -ENOENT)
-			pr_err_ratelimited("sl_range: free of [%lu, +%lu): not allocated\n",
-					   start, size);
+	if (ret == -ENOENT)
+		pr_err_ratelimited("sl_range: free of [%lu, +%lu): not allocated\n",
+				   start, size);
+	if (ret < 0)
 		return ret;
-	}
-	/*
-	 * Clear the shadow first: once cached or erased, the range may be
-	 * handed out again at once.
-	 */
-	sl_shadow_release(ra, start, size);
-	if (to == SL_RANGE_CACHED && !sl_range_cache_push(cache, range)) {
-		/* This CPU's stack of that size is full: erase it after all. */
-		WRITE_ONCE(range->state, SL_RANGE_FREEING);
-		to = SL_RANGE_FREEING;
-	}
-	if (to == SL_RANGE_FREEING)
+	/* Claimed (FREEING): only this free may erase it. */
+	if (range)
 		sl_range_erase(ra, range);
-	rcu_read_unlock();
 	return 0;
 }
 EXPORT_SYMBOL_GPL(sl_range_free);
@@ -630,9 +755,9 @@ EXPORT_SYMBOL_GPL(sl_range_free);
  * @ra:    the allocator
  * @stats: filled in
  *
- * Walks every live range, so it costs O(ranges); a snapshot only while
- * other callers allocate and free.  Empties the per-CPU caches first, so
- * that the ranges they held count as free.
+ * Walks every range in the index, so it costs O(ranges); a snapshot only
+ * while other callers allocate and free.  Ranges in the per-CPU caches
+ * count as free: an allocation that needs their space reclaims them.
  *
  * Context: Any context that may take a spinlock; takes rcu_read_lock().
  */
@@ -644,11 +769,14 @@ void sl_range_stats(struct sl_range_alloc *ra, struct sl_range_stats *stats)
 	struct sl_iter iter;
 	bool at_end = false;
 
-	/* Cached ranges are free to callers: show them so. */
-	sl_range_cache_flush(ra);
 	rcu_read_lock();
 	sl_iter_start(&iter, &ra->list, ra->start);
 	while ((slot = sl_iter_next(&iter))) {
+		struct sl_range *range = container_of(slot, struct sl_range,
+						      slot);
+
+		if (READ_ONCE(range->state) == SL_RANGE_CACHED)
+			continue;
 		if (!at_end && slot->key > next) {
 			gap = slot->key - next;
 			largest = max(largest, gap);

@@ -161,7 +161,7 @@ static void test_range_churn_cached(void)
 	sl_test_range_churn(SL_RANGE_CACHE);
 }
 
-/* The per-CPU caches: reuse, double and wrong-size frees, emptying. */
+/* The per-CPU caches: reuse, double and wrong-size frees, reclaiming. */
 static void test_range_cache(void)
 {
 	unsigned long a = 0, b = 0, c = 0, r[16], i;
@@ -186,7 +186,7 @@ static void test_range_cache(void)
 
 	/*
 	 * A space full of live ranges (the last one only after the caches
-	 * are emptied), then all of them cached.
+	 * are reclaimed), then all of them cached.
 	 */
 	for (i = 0; i < 16; i++)
 		SL_EXPECT(sl_range_alloc(&ra, 4, 4, 0, 0, 0, &r[i],
@@ -194,16 +194,29 @@ static void test_range_cache(void)
 	SL_EXPECT(sl_range_alloc_cpu(&ra, 1, 1, &c, GFP_KERNEL) == -ENOSPC);
 	for (i = 0; i < 16; i++)
 		SL_EXPECT(sl_range_free(&ra, r[i], 4) == 0);
-	/* Only the caches are in the way: they are emptied. */
+	/* Only the caches are in the way: they are reclaimed. */
 	SL_EXPECT(sl_range_alloc(&ra, 64, 1, 0, 0, 0, &c, GFP_KERNEL) == 0);
 	SL_EXPECT(c == 0);
 	SL_EXPECT(sl_range_free(&ra, c, 64) == 0);
 
-	/* A reservation over a cached range empties the caches too. */
+	/* A reservation over a cached range reclaims it. */
 	SL_EXPECT(sl_range_alloc_cpu(&ra, 8, 1, &a, GFP_KERNEL) == 0);
 	SL_EXPECT(sl_range_free(&ra, a, 8) == 0);
 	SL_EXPECT(sl_range_reserve(&ra, a, 8, GFP_KERNEL) == 0);
 	SL_EXPECT(sl_range_free(&ra, a, 8) == 0);
+
+	/*
+	 * A range reclaimed from a cache stays on its stack until the cache
+	 * comes to it, and must then be dropped, not handed out over the
+	 * reservation that took its place.
+	 */
+	SL_EXPECT(sl_range_alloc_cpu(&ra, 6, 2, &a, GFP_KERNEL) == 0);
+	SL_EXPECT(sl_range_free(&ra, a, 6) == 0);
+	SL_EXPECT(sl_range_reserve(&ra, a, 6, GFP_KERNEL) == 0);
+	SL_EXPECT(sl_range_alloc_cpu(&ra, 6, 2, &b, GFP_KERNEL) == 0);
+	SL_EXPECT(b != a);
+	SL_EXPECT(sl_range_free(&ra, b, 6) == 0);
+	SL_EXPECT(sl_range_free(&ra, a, 6) == 0);
 
 	/* A cached range without the alignment asked for is not used. */
 	SL_EXPECT(sl_range_reserve(&ra, 1, 3, GFP_KERNEL) == 0);
@@ -212,15 +225,23 @@ static void test_range_cache(void)
 	SL_EXPECT(c % 4 == 0);
 	SL_EXPECT(sl_range_free(&ra, c, 3) == 0);
 
-	/* Stats empty the caches: everything is free. */
+	/* Cached ranges count as free. */
 	sl_range_stats(&ra, &st);
 	SL_EXPECT(st.free == 64 && st.ranges == 0 && st.largest_free == 64);
 	SL_EXPECT(sl_range_shadow_errors(&ra) == 0);
 	SL_EXPECT(sl_check(&ra.list) == 0);
 
-	/* Destroyed with ranges in the caches: they go with the index. */
+	/*
+	 * Destroyed with ranges in the caches: those in the index go with
+	 * it, and one reclaimed but still on its stack goes too.
+	 */
 	SL_EXPECT(sl_range_alloc_cpu(&ra, 2, 1, &a, GFP_KERNEL) == 0);
 	SL_EXPECT(sl_range_free(&ra, a, 2) == 0);
+	SL_EXPECT(sl_range_alloc_cpu(&ra, 5, 1, &b, GFP_KERNEL) == 0);
+	SL_EXPECT(sl_range_free(&ra, b, 5) == 0);
+	SL_EXPECT(sl_range_reserve(&ra, b, 5, GFP_KERNEL) == 0);
+	SL_EXPECT(sl_range_free(&ra, b, 5) == 0);
+	SL_EXPECT(sl_range_shadow_errors(&ra) == 0);
 	sl_range_destroy(&ra);
 }
 

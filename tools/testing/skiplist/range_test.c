@@ -18,7 +18,9 @@
  * handed out twice, every free must succeed, and at the end every unit is
  * free again, the shadow reports no error and the gap bounds check out.
  * It runs for half the time as is, and half with the per-CPU caches of
- * freed ranges (SL_RANGE_CACHE), which the emptying on -ENOSPC races.
+ * freed ranges (SL_RANGE_CACHE) in a space so small that the caches fill
+ * it: allocations then reclaim cached ranges through the index while the
+ * CPUs holding them pop and push.
  *
  * Usage: range_test [--ops N] [--seed S] [--threads T] [--seconds S]
  */
@@ -27,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/kernel.h>
+#include <linux/log2.h>
 #include <linux/slab.h>
 #include <linux/rcupdate.h>
 #include "range_alloc.h"
@@ -293,7 +296,17 @@ static void run_bad_input(void)
 
 /* The stress part. */
 #define RING		64
-#define STRESS_SPACE	(1UL << 16)
+#define STRESS_MAX	32	/* units per allocation, aligned to at most 8 */
+
+/*
+ * The space: 2^16 units without caches.  With them, the least power of two
+ * in which every request must still fit, so that the caches fill it and
+ * allocations have to reclaim cached ranges from other CPUs while those
+ * CPUs pop and push: with L live ranges of at most 32 units, the free
+ * space is split into at most L + 1 gaps, and one of them holds at least
+ * 32 + 7 units when the space has 71 L + 39.
+ */
+static unsigned long stress_space;
 
 static unsigned char *owner;	/* per unit: thread id + 1, or 0 */
 static volatile int stop_now;
@@ -352,7 +365,7 @@ static void *stress_thread(void *arg)
 
 	shim_rcu_register();
 	while (!stop_now) {
-		unsigned long size = 1 + rnd(&state) % 32;
+		unsigned long size = 1 + rnd(&state) % STRESS_MAX;
 		int ret;
 
 		if (n == RING) {
@@ -374,11 +387,11 @@ static void *stress_thread(void *arg)
 			ret = sl_range_alloc_cpu(&ra, size, 1, &got, GFP_KERNEL);
 		else
 			ret = sl_range_alloc(&ra, size, 1UL << (rnd(&state) % 4),
-					     0, 0, rnd(&state) % STRESS_SPACE,
+					     0, 0, rnd(&state) % stress_space,
 					     &got, GFP_KERNEL);
 		if (ret)
 			fail("thread %lu: alloc of %lu: %d", id, size, ret);
-		if (got + size > STRESS_SPACE)
+		if (got + size > stress_space)
 			fail("thread %lu: [%lx, +%lu) outside the space", id,
 			     got, size);
 		for (u = 0; u < size; u++) {
@@ -418,8 +431,11 @@ static void run_stress(unsigned int threads, double seconds,
 	unsigned long i, total = 0;
 
 	base = 0;
-	owner = calloc(STRESS_SPACE, 1);
-	if (!owner || sl_range_init(&ra, 0, STRESS_SPACE, SL_RANGE_SHADOW | flags))
+	stress_space = 1UL << 16;
+	if (flags & SL_RANGE_CACHE)
+		stress_space = roundup_pow_of_two(71 * (threads * RING + MAILBOX) + 39);
+	owner = calloc(stress_space, 1);
+	if (!owner || sl_range_init(&ra, 0, stress_space, SL_RANGE_SHADOW | flags))
 		fail("stress setup");
 	for (i = 0; i < threads; i++)
 		pthread_create(&tid[i], NULL, stress_thread, (void *)i);
@@ -436,7 +452,7 @@ static void run_stress(unsigned int threads, double seconds,
 		mailbox[i].size = 0;
 	}
 	sl_range_stats(&ra, &st);
-	if (st.free != STRESS_SPACE || st.ranges || st.largest_free != STRESS_SPACE)
+	if (st.free != stress_space || st.ranges || st.largest_free != stress_space)
 		fail("after the stress: free %lu ranges %lu largest %lu",
 		     st.free, st.ranges, st.largest_free);
 	if (sl_range_shadow_errors(&ra))
@@ -445,9 +461,9 @@ static void run_stress(unsigned int threads, double seconds,
 		fail("sl_check after the stress");
 	sl_range_destroy(&ra);
 	free(owner);
-	printf("range_test: stress%s: %u threads, %lu allocations checked against the bitmaps\n",
+	printf("range_test: stress%s: %u threads, %lu units, %lu allocations checked against the bitmaps\n",
 	       flags & SL_RANGE_CACHE ? " with per-CPU caches" : "", threads,
-	       total);
+	       stress_space, total);
 }
 
 int main(int argc, char **argv)

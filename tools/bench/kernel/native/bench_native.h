@@ -59,11 +59,6 @@ static inline unsigned int order_base_2(unsigned long n)
 	return n > 1 ? fls_long(n - 1) : 0;
 }
 
-static inline unsigned long roundup_pow_of_two(unsigned long n)
-{
-	return n < 2 ? 1 : 1UL << (64 - __builtin_clzl(n - 1));
-}
-
 static inline u64 ktime_get_ns(void)
 {
 	struct timespec ts;

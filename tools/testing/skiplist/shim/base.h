@@ -99,6 +99,11 @@ static inline bool is_power_of_2(unsigned long n)
 	return n != 0 && (n & (n - 1)) == 0;
 }
 
+static inline unsigned long roundup_pow_of_two(unsigned long n)
+{
+	return n < 2 ? 1 : 1UL << (64 - __builtin_clzl(n - 1));
+}
+
 #define pr_err(fmt, ...)	fprintf(stderr, fmt, ##__VA_ARGS__)
 #define pr_warn(fmt, ...)	fprintf(stderr, fmt, ##__VA_ARGS__)
 #define pr_info(fmt, ...)	fprintf(stderr, fmt, ##__VA_ARGS__)

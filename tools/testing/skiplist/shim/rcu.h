@@ -59,6 +59,18 @@ static inline bool rcu_read_lock_held(void)
 	return shim_rcu_depth > 0;
 }
 
+/*
+ * In the kernel, any section with preemption or interrupts off is a
+ * reader too; here only rcu_read_lock() makes one (local_lock_irqsave()
+ * takes it).
+ */
+static inline bool rcu_read_lock_any_held(void)
+{
+	return rcu_read_lock_held();
+}
+
+#define RCU_LOCKDEP_WARN(cond, what)	SHIM_ASSERT(!(cond), what)
+
 #define rcu_dereference(p) ({						\
 	SHIM_ASSERT(shim_rcu_depth > 0,					\
 		    "rcu_dereference() outside rcu_read_lock()");	\
