@@ -26,8 +26,8 @@
  * address freed, has the size freed, and is live, which it checks by
  * moving the range's state out of live with one compare-and-exchange, as
  * a free through the index does.  A range leaves every table before it is
- * erased, so that an entry read under rcu_read_lock() never points to
- * freed memory.
+ * erased, so that an entry read inside an RCU read-side section (the
+ * local lock's, with interrupts off) never points to freed memory.
  *
  * The shadow bitmap (SL_RANGE_SHADOW) is a debug mode: one bit per unit,
  * under one spinlock, set on every allocation and cleared on every free.

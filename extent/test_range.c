@@ -283,8 +283,8 @@ static void test_range_recent(void)
 		SL_EXPECT(sl_range_free(&ra, b, 3) == -ENOENT);
 	}
 	/*
-	 * A reservation over the cached range empties the caches (erasing
-	 * what the table named) and puts its own range in that entry.
+	 * A reservation over the cached range reclaims it (erasing what
+	 * the table named) and puts its own range in that entry.
 	 */
 	SL_EXPECT(sl_range_reserve(&ra, b, 3, GFP_KERNEL) == 0);
 	synchronize_rcu();
