@@ -2,10 +2,13 @@
 /*
  * The leaf directory: every leaf's lower fence in one sorted array, with
  * the leaf's address beside it, rebuilt in the background.  A search
- * binary-searches the fences, about log2(leaves) loads from one contiguous
- * array, and lands in the leaf covering its key or just left of it,
- * instead of descending about as many tower levels through twice as many
- * links in scattered leaves (Documentation/skiplist.rst, "Leaf directory").
+ * binary-searches the fences, and lands in the leaf covering its key or
+ * just left of it, instead of descending about log2(leaves) tower levels
+ * through twice as many links in scattered leaves (Documentation/
+ * skiplist.rst, "Leaf directory").  A table of buckets by the key's top
+ * bits narrows the binary search to the fences in the key's bucket: about
+ * two when the fences are spread over the key space, all of them when
+ * they are bunched in one bucket.
  *
  * Like the descent it stands in for, the directory is only a guess: what
  * makes a search's answer right is the snapshot of the leaf it ends in,
@@ -36,6 +39,7 @@
  *    or the rebuild's walk sees the leaf dead; and a leaf that sees a
  *    rebuild finished sees the directory it published.
  */
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/overflow.h>
@@ -111,6 +115,13 @@ void sl_dir_retire(struct sl_list *list, struct sl_leaf *leaf)
 		sl_leaf_free_rcu(leaf);
 }
 
+/* Words of sl_dir.mem for @cap entries and @buckets buckets. */
+static unsigned long sl_dir_words(unsigned long cap, unsigned long buckets)
+{
+	return 2 * cap + DIV_ROUND_UP((buckets + 1) * sizeof(u32),
+				      sizeof(unsigned long));
+}
+
 /* Live leaves at level 0 now, near enough. */
 static unsigned long sl_dir_count(struct sl_list *list)
 {
@@ -149,6 +160,27 @@ static bool sl_dir_fill(struct sl_list *list, struct sl_dir *dir,
 	return true;
 }
 
+/*
+ * Fill the bucket table of @dir, whose fences are in: the shift puts the
+ * highest fence in the last bucket or below, and each bucket gets the
+ * floor entry of its first key.
+ */
+static void sl_dir_fill_buckets(struct sl_dir *dir)
+{
+	unsigned long b, i = 0, top = dir->lo[dir->nr - 1];
+	unsigned int bits = ilog2(dir->buckets);
+
+	dir->shift = fls_long(top) > bits ? fls_long(top) - bits : 0;
+	for (b = 0; b < dir->buckets; b++) {
+		unsigned long first = b << dir->shift;
+
+		while (i + 1 < dir->nr && dir->lo[i + 1] <= first)
+			i++;
+		dir->bucket[b] = i;
+	}
+	dir->bucket[dir->buckets] = dir->nr - 1;
+}
+
 /* Clear the entries of leaves that died while @dir was being built. */
 static void sl_dir_sweep(struct sl_dir *dir)
 {
@@ -174,7 +206,7 @@ static void sl_dir_rebuild(struct work_struct *work)
 {
 	struct sl_list *list = container_of(work, struct sl_list, dir_work);
 	struct sl_dir *dir = NULL, *old = sl_dir_owned(list);
-	unsigned long count, cap = 0;
+	unsigned long count, cap = 0, buckets;
 	bool full;
 
 	/* Changes from here on count towards the next rebuild. */
@@ -182,17 +214,21 @@ static void sl_dir_rebuild(struct work_struct *work)
 	count = sl_dir_count(list);
 	WRITE_ONCE(list->dir_rebuild_at,
 		   max_t(long, count >> SL_DIR_STALE_SHIFT, SL_DIR_MIN_LEAVES));
-	if (count >= SL_DIR_MIN_LEAVES) {
+	/* Bucket entries are 32 bits: far more leaves than memory holds. */
+	if (count >= SL_DIR_MIN_LEAVES && count < U32_MAX / 2) {
 		/* Room for the splits that land during the walk. */
 		cap = count + count / 8 + 16;
-		dir = kvmalloc(struct_size(dir, mem, 2 * cap),
+		buckets = rounddown_pow_of_two(cap);
+		dir = kvmalloc(struct_size(dir, mem, sl_dir_words(cap, buckets)),
 			       GFP_KERNEL | __GFP_NOWARN);
 		/* Without memory, the old directory serves until next time. */
 		if (!dir)
 			return;
 		dir->cap = cap;
+		dir->buckets = buckets;
 		dir->lo = dir->mem;
 		dir->leaf = (struct sl_leaf __rcu **)(dir->mem + cap);
+		dir->bucket = (u32 *)(dir->mem + 2 * cap);
 	}
 
 	rcu_read_lock();
@@ -200,6 +236,8 @@ static void sl_dir_rebuild(struct work_struct *work)
 	/* Pairs with sl_dir_retire(): it sees us, or we see its leaf dead. */
 	smp_mb();
 	full = dir && !sl_dir_fill(list, dir, cap);
+	if (dir && !full)
+		sl_dir_fill_buckets(dir);
 	if (!full) {
 		rcu_assign_pointer(list->dir, dir);
 		/* Published before the sweep reads which leaves died. */
@@ -226,7 +264,7 @@ unsigned long sl_dir_bytes(struct sl_list *list)
 {
 	struct sl_dir *dir = rcu_dereference(list->dir);
 
-	return dir ? struct_size(dir, mem, 2 * dir->cap) : 0;
+	return dir ? struct_size(dir, mem, sl_dir_words(dir->cap, dir->buckets)) : 0;
 }
 
 /* Set up the directory fields of a new list: no directory yet. */
@@ -255,13 +293,40 @@ void sl_dir_destroy(struct sl_list *list)
 		kvfree_rcu(dir, rcu);
 }
 
+/* Each fence, and the key below it, found where it belongs. */
+static int sl_dir_check_buckets(struct sl_dir *dir)
+{
+	unsigned int loads = 0;
+	unsigned long i;
+
+	if (dir->bucket[dir->buckets] != dir->nr - 1 ||
+	    dir->lo[dir->nr - 1] >> dir->shift >= dir->buckets) {
+		pr_err("skiplist: check failed: directory buckets end wrong\n");
+		return -EUCLEAN;
+	}
+	for (i = 0; i < dir->nr; i++) {
+		if (sl_dir_floor(dir, dir->lo[i], &loads) != i ||
+		    (i && sl_dir_floor(dir, dir->lo[i] - 1, &loads) != i - 1)) {
+			pr_err("skiplist: check failed: directory search misses entry %lu (%lx)\n",
+			       i, dir->lo[i]);
+			return -EUCLEAN;
+		}
+	}
+	if (sl_dir_floor(dir, ULONG_MAX, &loads) != dir->nr - 1) {
+		pr_err("skiplist: check failed: directory search misses the top\n");
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
 /**
  * sl_dir_check() - verify the directory of a quiescent list
  * @list: the list; no writer may run on it meanwhile
  *
  * Fences strictly increasing from 0, each entry naming a leaf with that
  * fence, the head first, and no dead leaf unless a rebuild is still
- * sweeping.
+ * sweeping; and the bucketed search finding each fence, and the key just
+ * below it, in the entry it belongs to.
  *
  * Context: rcu_read_lock() held.
  * Return: 0, or -EUCLEAN after printing the first violation.
@@ -298,5 +363,5 @@ int sl_dir_check(struct sl_list *list)
 			return -EUCLEAN;
 		}
 	}
-	return 0;
+	return sl_dir_check_buckets(dir);
 }

@@ -353,7 +353,13 @@ int sl_gap_check_level(struct sl_list *list, unsigned int level);
  *        head's, 0
  * @leaf: @leaf[i] is the leaf whose lower fence is @lo[i], or NULL once
  *        that leaf has died
- * @mem:  storage for both arrays
+ * @bucket: for the keys whose top bits (@key >> @shift) are b, the floor
+ *        entry of the first such key, @bucket[b], and of the last,
+ *        @bucket[b + 1]; @bucket[@buckets] is @nr - 1
+ * @shift: bits of a key below its bucket number
+ * @buckets: buckets, a power of two near @cap; the highest fence's bucket
+ *        is below it
+ * @mem:  storage for the three arrays
  */
 struct sl_dir {
 	struct rcu_head rcu;
@@ -361,22 +367,30 @@ struct sl_dir {
 	unsigned long nr;
 	unsigned long *lo;
 	struct sl_leaf __rcu **leaf;
+	u32 *bucket;
+	unsigned int shift;
+	unsigned long buckets;
 	unsigned long mem[];
 };
 
 /*
  * Index of the last fence <= @key in @dir; lo[0] is 0, so it exists.  The
- * loop has no exit but the count, which compilers turn into conditional
- * moves.
+ * bucket of @key's top bits bounds the binary search to the entries
+ * between its first key's floor and its last key's: about two when the
+ * fences are spread over the key space, all of them at worst.  The loop
+ * has no exit but the count, which compilers turn into conditional moves.
  */
 static inline unsigned long sl_dir_floor(const struct sl_dir *dir,
 					 unsigned long key,
 					 unsigned int *loads)
 {
 	const unsigned long *lo = dir->lo;
-	unsigned long base = 0, n;
+	unsigned long b = key >> dir->shift, base, n;
 
-	for (n = dir->nr; n > 1; n -= n / 2) {
+	if (b >= dir->buckets)
+		return dir->nr - 1;
+	base = dir->bucket[b];
+	for (n = dir->bucket[b + 1] - base + 1; n > 1; n -= n / 2) {
 		sl_count(*loads);
 		if (lo[base + n / 2] <= key)
 			base += n / 2;

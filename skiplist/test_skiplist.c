@@ -668,6 +668,39 @@ static void test_directory(void)
 	sl_test_destroy(&list);
 }
 
+/*
+ * The directory's buckets when the keys are bunched: nine in ten of them
+ * below 2^19, the rest spread up to 2^58, so that one bucket holds nearly
+ * every fence and most hold none.
+ * sl_check() finds every fence through the buckets; lookups do too.
+ */
+static void test_directory_skewed(void)
+{
+	enum { N = 20000, STEP = 7919 };
+	unsigned long i, bad = 0;
+	struct sl_list list;
+
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	for (i = 0; i < N; i++) {
+		unsigned long j = i * STEP % N;
+		unsigned long key = j % 10 ? j * 16 : (j + 1) << 44;
+
+		bad += sl_test_insert(&list, key, 8) != 0;
+	}
+	flush_work(&list.dir_work);
+	SL_EXPECT(rcu_access_pointer(list.dir));
+	SL_EXPECT(sl_check(&list) == 0);
+	for (i = 0; i < N; i++) {
+		unsigned long key = i % 10 ? i * 16 : (i + 1) << 44;
+
+		bad += sl_test_lookup(&list, key + 7) != key;
+		bad += sl_test_lookup(&list, key + 8) != ULONG_MAX;
+	}
+	SL_EXPECT(bad == 0);
+	sl_test_destroy(&list);
+}
+
 /* Kept outside the kernel build: the kernel has no deterministic hook. */
 #ifdef SL_TEST_FAULT_INJECTION
 /*
@@ -863,6 +896,7 @@ static const struct sl_test_case sl_test_cases[] = {
 	{ "random_model", test_random_model },
 	{ "destroy", test_destroy },
 	{ "directory", test_directory },
+	{ "directory_skewed", test_directory_skewed },
 #ifdef SL_TEST_FAULT_INJECTION
 	/* Need the userspace shims: a failure hook, windows into races. */
 	{ "enomem", test_enomem },

@@ -48,11 +48,6 @@ static inline bool IS_ERR(const void *ptr) { return IS_ERR_VALUE(ptr); }
 #define swap(a, b) \
 	do { __typeof__(a) __tmp = (a); (a) = (b); (b) = __tmp; } while (0)
 
-static inline unsigned int fls_long(unsigned long x)
-{
-	return x ? 64 - __builtin_clzl(x) : 0;
-}
-
 /* ceil(log2(n)), 0 for n <= 1 */
 static inline unsigned int order_base_2(unsigned long n)
 {

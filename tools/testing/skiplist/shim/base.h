@@ -104,6 +104,16 @@ static inline unsigned long roundup_pow_of_two(unsigned long n)
 	return n < 2 ? 1 : 1UL << (64 - __builtin_clzl(n - 1));
 }
 
+static inline unsigned int fls_long(unsigned long x)
+{
+	return x ? 64 - __builtin_clzl(x) : 0;
+}
+
+/* For n >= 1, as in the kernel. */
+#define ilog2(n)		(fls_long(n) - 1)
+#define rounddown_pow_of_two(n)	(1UL << ilog2(n))
+#define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
+
 #define pr_err(fmt, ...)	fprintf(stderr, fmt, ##__VA_ARGS__)
 #define pr_warn(fmt, ...)	fprintf(stderr, fmt, ##__VA_ARGS__)
 #define pr_info(fmt, ...)	fprintf(stderr, fmt, ##__VA_ARGS__)
