@@ -75,8 +75,8 @@ static long sl_dir_find(struct sl_dir *dir, struct sl_leaf *leaf)
 	unsigned int loads = 0;	/* a writer's search: not counted */
 	unsigned long base = sl_dir_floor(dir, leaf->lo, &loads);
 
-	if (dir->lo[base] != leaf->lo ||
-	    rcu_access_pointer(dir->leaf[base]) != leaf)
+	if (dir->entry[base].lo != leaf->lo ||
+	    rcu_access_pointer(dir->entry[base].leaf) != leaf)
 		return -1;
 	return base;
 }
@@ -106,7 +106,7 @@ void sl_dir_retire(struct sl_list *list, struct sl_leaf *leaf)
 	if (dir) {
 		idx = sl_dir_find(dir, leaf);
 		if (idx >= 0)
-			RCU_INIT_POINTER(dir->leaf[idx], NULL);
+			RCU_INIT_POINTER(dir->entry[idx].leaf, NULL);
 	}
 	sl_dir_changed(list);
 	if (building)
@@ -118,8 +118,8 @@ void sl_dir_retire(struct sl_list *list, struct sl_leaf *leaf)
 /* Words of sl_dir.mem for @cap entries and @buckets buckets. */
 static unsigned long sl_dir_words(unsigned long cap, unsigned long buckets)
 {
-	return 2 * cap + DIV_ROUND_UP((buckets + 1) * sizeof(u32),
-				      sizeof(unsigned long));
+	return DIV_ROUND_UP(cap * sizeof(struct sl_dir_entry) +
+			    (buckets + 1) * sizeof(u32), sizeof(unsigned long));
 }
 
 /* Live leaves at level 0 now, near enough. */
@@ -148,12 +148,12 @@ static bool sl_dir_fill(struct sl_list *list, struct sl_dir *dir,
 	unsigned long nr = 0;
 
 	for (leaf = list->head; leaf; leaf = rcu_dereference(leaf->next)) {
-		if (READ_ONCE(leaf->dead) || (nr && leaf->lo <= dir->lo[nr - 1]))
+		if (READ_ONCE(leaf->dead) || (nr && leaf->lo <= dir->entry[nr - 1].lo))
 			continue;
 		if (nr == cap)
 			return false;
-		dir->lo[nr] = leaf->lo;
-		RCU_INIT_POINTER(dir->leaf[nr], leaf);
+		dir->entry[nr].lo = leaf->lo;
+		RCU_INIT_POINTER(dir->entry[nr].leaf, leaf);
 		nr++;
 	}
 	dir->nr = nr;
@@ -167,14 +167,14 @@ static bool sl_dir_fill(struct sl_list *list, struct sl_dir *dir,
  */
 static void sl_dir_fill_buckets(struct sl_dir *dir)
 {
-	unsigned long b, i = 0, top = dir->lo[dir->nr - 1];
+	unsigned long b, i = 0, top = dir->entry[dir->nr - 1].lo;
 	unsigned int bits = ilog2(dir->buckets);
 
 	dir->shift = fls_long(top) > bits ? fls_long(top) - bits : 0;
 	for (b = 0; b < dir->buckets; b++) {
 		unsigned long first = b << dir->shift;
 
-		while (i + 1 < dir->nr && dir->lo[i + 1] <= first)
+		while (i + 1 < dir->nr && dir->entry[i + 1].lo <= first)
 			i++;
 		dir->bucket[b] = i;
 	}
@@ -187,10 +187,10 @@ static void sl_dir_sweep(struct sl_dir *dir)
 	unsigned long i;
 
 	for (i = 0; i < dir->nr; i++) {
-		struct sl_leaf *leaf = rcu_dereference(dir->leaf[i]);
+		struct sl_leaf *leaf = rcu_dereference(dir->entry[i].leaf);
 
 		if (leaf && READ_ONCE(leaf->dead))
-			RCU_INIT_POINTER(dir->leaf[i], NULL);
+			RCU_INIT_POINTER(dir->entry[i].leaf, NULL);
 	}
 }
 
@@ -226,9 +226,8 @@ static void sl_dir_rebuild(struct work_struct *work)
 			return;
 		dir->cap = cap;
 		dir->buckets = buckets;
-		dir->lo = dir->mem;
-		dir->leaf = (struct sl_leaf __rcu **)(dir->mem + cap);
-		dir->bucket = (u32 *)(dir->mem + 2 * cap);
+		dir->entry = (struct sl_dir_entry *)dir->mem;
+		dir->bucket = (u32 *)(dir->entry + cap);
 	}
 
 	rcu_read_lock();
@@ -300,15 +299,15 @@ static int sl_dir_check_buckets(struct sl_dir *dir)
 	unsigned long i;
 
 	if (dir->bucket[dir->buckets] != dir->nr - 1 ||
-	    dir->lo[dir->nr - 1] >> dir->shift >= dir->buckets) {
+	    dir->entry[dir->nr - 1].lo >> dir->shift >= dir->buckets) {
 		pr_err("skiplist: check failed: directory buckets end wrong\n");
 		return -EUCLEAN;
 	}
 	for (i = 0; i < dir->nr; i++) {
-		if (sl_dir_floor(dir, dir->lo[i], &loads) != i ||
-		    (i && sl_dir_floor(dir, dir->lo[i] - 1, &loads) != i - 1)) {
+		if (sl_dir_floor(dir, dir->entry[i].lo, &loads) != i ||
+		    (i && sl_dir_floor(dir, dir->entry[i].lo - 1, &loads) != i - 1)) {
 			pr_err("skiplist: check failed: directory search misses entry %lu (%lx)\n",
-			       i, dir->lo[i]);
+			       i, dir->entry[i].lo);
 			return -EUCLEAN;
 		}
 	}
@@ -338,23 +337,23 @@ int sl_dir_check(struct sl_list *list)
 
 	if (!dir)
 		return 0;
-	if (!dir->nr || dir->lo[0] || rcu_dereference(dir->leaf[0]) != list->head) {
+	if (!dir->nr || dir->entry[0].lo || rcu_dereference(dir->entry[0].leaf) != list->head) {
 		pr_err("skiplist: check failed: directory does not start at the head\n");
 		return -EUCLEAN;
 	}
 	for (i = 0; i < dir->nr; i++) {
-		struct sl_leaf *leaf = rcu_dereference(dir->leaf[i]);
+		struct sl_leaf *leaf = rcu_dereference(dir->entry[i].leaf);
 
-		if (i && dir->lo[i] <= dir->lo[i - 1]) {
+		if (i && dir->entry[i].lo <= dir->entry[i - 1].lo) {
 			pr_err("skiplist: check failed: directory entry %lu fence %lx after %lx\n",
-			       i, dir->lo[i], dir->lo[i - 1]);
+			       i, dir->entry[i].lo, dir->entry[i - 1].lo);
 			return -EUCLEAN;
 		}
 		if (!leaf)
 			continue;
-		if (leaf->lo != dir->lo[i]) {
+		if (leaf->lo != dir->entry[i].lo) {
 			pr_err("skiplist: check failed: directory entry %lu says %lx, its leaf %lx\n",
-			       i, dir->lo[i], leaf->lo);
+			       i, dir->entry[i].lo, leaf->lo);
 			return -EUCLEAN;
 		}
 		if (READ_ONCE(leaf->dead) && !READ_ONCE(list->dir_building)) {

@@ -344,29 +344,36 @@ bool sl_gap_find(struct sl_list *list, unsigned long from, unsigned long room,
 int sl_gap_check_level(struct sl_list *list, unsigned int level);
 
 /* directory.c */
+/*
+ * One leaf in the directory: its lower fence, and the leaf, or NULL once
+ * it has died.  Side by side, so that a search loads the fence and the
+ * leaf from one cache line (and, under emulation, one page).
+ */
+struct sl_dir_entry {
+	unsigned long lo;
+	struct sl_leaf __rcu *leaf;
+};
+
 /**
  * struct sl_dir - the directory of a list's leaves
  * @rcu:  for freeing after a grace period
  * @cap:  room for entries
  * @nr:   entries
- * @lo:   the leaves' lower fences, strictly increasing; @lo[0] is the
- *        head's, 0
- * @leaf: @leaf[i] is the leaf whose lower fence is @lo[i], or NULL once
- *        that leaf has died
+ * @entry: the leaves, by lower fence, strictly increasing; @entry[0] is
+ *        the head's, 0
  * @bucket: for the keys whose top bits (@key >> @shift) are b, the floor
  *        entry of the first such key, @bucket[b], and of the last,
  *        @bucket[b + 1]; @bucket[@buckets] is @nr - 1
  * @shift: bits of a key below its bucket number
  * @buckets: buckets, a power of two near @cap; the highest fence's bucket
  *        is below it
- * @mem:  storage for the three arrays
+ * @mem:  storage for both arrays
  */
 struct sl_dir {
 	struct rcu_head rcu;
 	unsigned long cap;
 	unsigned long nr;
-	unsigned long *lo;
-	struct sl_leaf __rcu **leaf;
+	struct sl_dir_entry *entry;
 	u32 *bucket;
 	unsigned int shift;
 	unsigned long buckets;
@@ -374,7 +381,7 @@ struct sl_dir {
 };
 
 /*
- * Index of the last fence <= @key in @dir; lo[0] is 0, so it exists.  The
+ * Index of the last fence <= @key in @dir; entry 0's is 0, so it exists.  The
  * bucket of @key's top bits bounds the binary search to the entries
  * between its first key's floor and its last key's: about two when the
  * fences are spread over the key space, all of them at worst.  The loop
@@ -384,7 +391,7 @@ static inline unsigned long sl_dir_floor(const struct sl_dir *dir,
 					 unsigned long key,
 					 unsigned int *loads)
 {
-	const unsigned long *lo = dir->lo;
+	const struct sl_dir_entry *entry = dir->entry;
 	unsigned long b = key >> dir->shift, base, n;
 
 	if (b >= dir->buckets)
@@ -392,7 +399,7 @@ static inline unsigned long sl_dir_floor(const struct sl_dir *dir,
 	base = dir->bucket[b];
 	for (n = dir->bucket[b + 1] - base + 1; n > 1; n -= n / 2) {
 		sl_count(*loads);
-		if (lo[base + n / 2] <= key)
+		if (entry[base + n / 2].lo <= key)
 			base += n / 2;
 	}
 	return base;
@@ -421,7 +428,7 @@ static inline struct sl_leaf *sl_dir_guess(struct sl_list *list,
 
 	if (!dir)
 		return NULL;
-	return rcu_dereference(dir->leaf[sl_dir_floor(dir, key, loads)]);
+	return rcu_dereference(dir->entry[sl_dir_floor(dir, key, loads)].leaf);
 }
 #else
 static inline struct sl_leaf *sl_dir_guess(struct sl_list *list,
