@@ -339,16 +339,43 @@ static struct sl_range *sl_range_cache_pop(struct sl_range_cache *cache,
 	while (nr) {
 		struct sl_range *range = stack[nr - 1];
 
-		/* The stack owns what it holds: its start stays readable. */
-		if (range->slot.key & (align - 1))
+		/*
+		 * The stack owns what it holds: its start stays readable.  A
+		 * cached range without the alignment stays for a later
+		 * request; a reclaimed one goes, or it would block the stack.
+		 */
+		if ((range->slot.key & (align - 1)) &&
+		    READ_ONCE(range->state) == SL_RANGE_CACHED)
 			return NULL;
 		WRITE_ONCE(cache->nr[size - 1], --nr);
-		if (cmpxchg(&range->state, SL_RANGE_CACHED,
+		if (!(range->slot.key & (align - 1)) &&
+		    cmpxchg(&range->state, SL_RANGE_CACHED,
 			    SL_RANGE_NEW) == SL_RANGE_CACHED)
 			return range;
 		sl_range_drop_reclaimed(range);
 	}
 	return NULL;
+}
+
+/*
+ * Drop the reclaimed ranges from a full stack, keeping the order of the
+ * others.  A state read as anything but cached cannot turn cached again.
+ * Called with the cache's local lock held.
+ */
+static unsigned int sl_range_cache_compact(struct sl_range_cache *cache,
+					   unsigned long i)
+{
+	struct sl_range **stack = cache->ranges[i];
+	unsigned int n, kept = 0;
+
+	for (n = 0; n < SL_RANGE_CACHE_DEPTH; n++) {
+		if (READ_ONCE(stack[n]->state) == SL_RANGE_CACHED)
+			WRITE_ONCE(stack[kept++], stack[n]);
+		else
+			sl_range_drop_reclaimed(stack[n]);
+	}
+	WRITE_ONCE(cache->nr[i], kept);
+	return kept;
 }
 
 /*
@@ -362,28 +389,47 @@ static bool sl_range_cache_push(struct sl_range_cache *cache,
 	unsigned long i = range->slot.size - 1;
 	unsigned int nr = cache->nr[i];
 
+	/* Full, perhaps of ranges reclaimed since, on a CPU that rarely pops. */
+	if (nr == SL_RANGE_CACHE_DEPTH)
+		nr = sl_range_cache_compact(cache, i);
 	if (nr == SL_RANGE_CACHE_DEPTH)
 		return false;
-	cache->ranges[i][nr] = range;
+	WRITE_ONCE(cache->ranges[i][nr], range);
 	WRITE_ONCE(cache->nr[i], nr + 1);
 	/* Pairs with the reclaim's cmpxchg: the shadow is already clear. */
 	smp_store_release(&range->state, SL_RANGE_CACHED);
 	return true;
 }
 
-/* Whether any cache may hold a range to reclaim. */
+/*
+ * Whether any cache holds a range still cached, so that a walk of the
+ * index may find it: O(entries on the stacks), against the walk's
+ * O(ranges).  The stacks are read without their locks: an entry below
+ * the count read names a range that was on the stack then, and a range
+ * leaves a stack before it is freed, after a grace period.
+ */
 static bool sl_range_cached_any(struct sl_range_alloc *ra)
 {
-	unsigned int cpu, i;
+	unsigned int cpu, i, n, nr;
+	bool found = false;
 
+	rcu_read_lock();
 	for_each_possible_cpu(cpu) {
 		struct sl_range_cache *cache = per_cpu_ptr(ra->cache, cpu);
 
-		for (i = 0; i < SL_RANGE_CACHE_SIZES; i++)
-			if (READ_ONCE(cache->nr[i]))
-				return true;
+		for (i = 0; i < SL_RANGE_CACHE_SIZES && !found; i++) {
+			nr = READ_ONCE(cache->nr[i]);
+			for (n = 0; n < nr && !found; n++) {
+				struct sl_range *r = READ_ONCE(cache->ranges[i][n]);
+
+				found = READ_ONCE(r->state) == SL_RANGE_CACHED;
+			}
+		}
+		if (found)
+			break;
 	}
-	return false;
+	rcu_read_unlock();
+	return found;
 }
 
 /*
@@ -676,35 +722,51 @@ out:
 }
 
 /*
- * A free with the caches on, under this CPU's local lock: claim the range
- * through the table of ranges the CPU handed out, or the index, and push
- * it on the CPU's stack for its size.  Returns 0 when it is cached, 1 when
- * it is claimed but must be erased (too large, or the stack is full),
- * with the range in @found, or an error from sl_range_claim_indexed().
+ * The first step of a free with the caches on, in one section under this
+ * CPU's local lock: claim the range through the CPU's table of ranges it
+ * handed out and, if that finds it, keep it on the CPU's stack for its
+ * size.  Returns the range claimed but not kept (too large, or the stack
+ * full): the caller erases it; NULL with *@claimed false if the table
+ * does not know it, and the index must tell.
  */
-static int sl_range_free_to_cache(struct sl_range_alloc *ra,
-				  unsigned long start, unsigned long size,
-				  struct sl_range **found)
+static struct sl_range *sl_range_free_recent(struct sl_range_alloc *ra,
+					     unsigned long start,
+					     unsigned long size,
+					     bool *claimed)
 {
-	struct sl_range_cache *cache = this_cpu_ptr(ra->cache);
+	struct sl_range_cache *cache;
 	struct sl_range *range;
-	int ret;
+	unsigned long flags;
 
-	/* Interrupts are off (or, on PREEMPT_RT, a lock that implies it). */
+	local_lock_irqsave(&ra->cache->lock, flags);
+	/* Interrupts are off (on PREEMPT_RT, a lock that implies it). */
 	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(),
 			 "sl_range: cache table read outside RCU");
+	cache = this_cpu_ptr(ra->cache);
 	range = sl_range_claim_recent(cache, start, size);
-	if (!range) {
-		ret = sl_range_claim_indexed(ra, start, size, &range);
-		if (ret)
-			return ret;
+	*claimed = !!range;
+	if (range) {
+		/* The shadow first: once cached, a reclaim may hand it out. */
+		sl_shadow_release(ra, start, size);
+		if (size <= SL_RANGE_CACHE_SIZES &&
+		    sl_range_cache_push(cache, range))
+			range = NULL;
 	}
-	/* The shadow first: once cached, a reclaim may hand it out again. */
-	sl_shadow_release(ra, start, size);
-	if (size <= SL_RANGE_CACHE_SIZES && sl_range_cache_push(cache, range))
-		return 0;
-	*found = range;
-	return 1;
+	local_unlock_irqrestore(&ra->cache->lock, flags);
+	return range;
+}
+
+/* Keep a claimed range on this CPU's stack for its size, if there is room. */
+static bool sl_range_cache_keep(struct sl_range_alloc *ra,
+				struct sl_range *range)
+{
+	unsigned long flags;
+	bool kept;
+
+	local_lock_irqsave(&ra->cache->lock, flags);
+	kept = sl_range_cache_push(this_cpu_ptr(ra->cache), range);
+	local_unlock_irqrestore(&ra->cache->lock, flags);
+	return kept;
 }
 
 /**
@@ -726,24 +788,26 @@ int sl_range_free(struct sl_range_alloc *ra, unsigned long start,
 		  unsigned long size)
 {
 	struct sl_range *range = NULL;
-	unsigned long flags;
+	bool claimed = false;
 	int ret;
 
-	if (ra->cache) {
-		local_lock_irqsave(&ra->cache->lock, flags);
-		ret = sl_range_free_to_cache(ra, start, size, &range);
-		local_unlock_irqrestore(&ra->cache->lock, flags);
-	} else {
+	/* The common case, a range this CPU handed out: one short section. */
+	if (ra->cache)
+		range = sl_range_free_recent(ra, start, size, &claimed);
+	if (!claimed) {
+		/* Through the index, with interrupts on. */
 		ret = sl_range_claim_indexed(ra, start, size, &range);
-		if (!ret)
-			sl_shadow_release(ra, start, size);
+		if (ret == -ENOENT)
+			pr_err_ratelimited("sl_range: free of [%lu, +%lu): not allocated\n",
+					   start, size);
+		if (ret)
+			return ret;
+		sl_shadow_release(ra, start, size);
+		if (ra->cache && size <= SL_RANGE_CACHE_SIZES &&
+		    sl_range_cache_keep(ra, range))
+			range = NULL;
 	}
-	if (ret == -ENOENT)
-		pr_err_ratelimited("sl_range: free of [%lu, +%lu): not allocated\n",
-				   start, size);
-	if (ret < 0)
-		return ret;
-	/* Claimed (FREEING): only this free may erase it. */
+	/* Claimed (FREEING) and not kept: only this free may erase it. */
 	if (range)
 		sl_range_erase(ra, range);
 	return 0;

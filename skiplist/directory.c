@@ -292,16 +292,29 @@ void sl_dir_destroy(struct sl_list *list)
 		kvfree_rcu(dir, rcu);
 }
 
-/* Each fence, and the key below it, found where it belongs. */
+/*
+ * Each bucket starting at the floor entry of its first key, and each
+ * fence, and the key below it, found where it belongs.
+ */
 static int sl_dir_check_buckets(struct sl_dir *dir)
 {
 	unsigned int loads = 0;
-	unsigned long i;
+	unsigned long b, i;
 
 	if (dir->bucket[dir->buckets] != dir->nr - 1 ||
 	    dir->entry[dir->nr - 1].lo >> dir->shift >= dir->buckets) {
 		pr_err("skiplist: check failed: directory buckets end wrong\n");
 		return -EUCLEAN;
+	}
+	for (b = 0; b < dir->buckets; b++) {
+		unsigned long first = b << dir->shift, e = dir->bucket[b];
+
+		if (e >= dir->nr || dir->entry[e].lo > first ||
+		    (e + 1 < dir->nr && dir->entry[e + 1].lo <= first)) {
+			pr_err("skiplist: check failed: directory bucket %lu starts at entry %lu\n",
+			       b, e);
+			return -EUCLEAN;
+		}
 	}
 	for (i = 0; i < dir->nr; i++) {
 		if (sl_dir_floor(dir, dir->entry[i].lo, &loads) != i ||

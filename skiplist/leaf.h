@@ -361,9 +361,10 @@ struct sl_dir_entry {
  * @nr:   entries
  * @entry: the leaves, by lower fence, strictly increasing; @entry[0] is
  *        the head's, 0
- * @bucket: for the keys whose top bits (@key >> @shift) are b, the floor
- *        entry of the first such key, @bucket[b], and of the last,
- *        @bucket[b + 1]; @bucket[@buckets] is @nr - 1
+ * @bucket: @bucket[b] is the floor entry of the first key whose top bits
+ *        (@key >> @shift) are b; the floor of every key in bucket b lies
+ *        between @bucket[b] and @bucket[b + 1]; @bucket[@buckets] is
+ *        @nr - 1
  * @shift: bits of a key below its bucket number
  * @buckets: buckets, a power of two near @cap; the highest fence's bucket
  *        is below it
@@ -383,7 +384,7 @@ struct sl_dir {
 /*
  * Index of the last fence <= @key in @dir; entry 0's is 0, so it exists.  The
  * bucket of @key's top bits bounds the binary search to the entries
- * between its first key's floor and its last key's: about two when the
+ * between its first key's floor and the next bucket's: about two when the
  * fences are spread over the key space, all of them at worst.  The loop
  * has no exit but the count, which compilers turn into conditional moves.
  */
