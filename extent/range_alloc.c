@@ -118,14 +118,13 @@ static unsigned long sl_range_span(const struct sl_range_alloc *ra)
 	return ra->end - ra->start;
 }
 
-static void sl_shadow_claim(struct sl_range_alloc *ra, unsigned long start,
-			    unsigned long size)
+static noinline void sl_shadow_claim_bits(struct sl_range_alloc *ra,
+					  unsigned long start,
+					  unsigned long size)
 {
 	struct sl_range_shadow *sh = ra->debug;
 	unsigned long first = start - ra->start, flags;
 
-	if (!sh)
-		return;
 	spin_lock_irqsave(&sh->lock, flags);
 	if (find_next_bit(sh->bits, first + size, first) < first + size) {
 		atomic_long_inc(&sh->errors);
@@ -136,14 +135,13 @@ static void sl_shadow_claim(struct sl_range_alloc *ra, unsigned long start,
 	spin_unlock_irqrestore(&sh->lock, flags);
 }
 
-static void sl_shadow_release(struct sl_range_alloc *ra, unsigned long start,
-			      unsigned long size)
+static noinline void sl_shadow_release_bits(struct sl_range_alloc *ra,
+					    unsigned long start,
+					    unsigned long size)
 {
 	struct sl_range_shadow *sh = ra->debug;
 	unsigned long first = start - ra->start, flags;
 
-	if (!sh)
-		return;
 	spin_lock_irqsave(&sh->lock, flags);
 	if (find_next_zero_bit(sh->bits, first + size, first) < first + size) {
 		atomic_long_inc(&sh->errors);
@@ -152,6 +150,27 @@ static void sl_shadow_release(struct sl_range_alloc *ra, unsigned long start,
 	}
 	bitmap_clear(sh->bits, first, size);
 	spin_unlock_irqrestore(&sh->lock, flags);
+}
+
+/*
+ * The shadow's checks, when it is on; inline, so that without it the
+ * cached paths make no call (under emulation each call and return costs
+ * a lookup of the next translation block).
+ */
+static __always_inline void sl_shadow_claim(struct sl_range_alloc *ra,
+					    unsigned long start,
+					    unsigned long size)
+{
+	if (unlikely(ra->debug))
+		sl_shadow_claim_bits(ra, start, size);
+}
+
+static __always_inline void sl_shadow_release(struct sl_range_alloc *ra,
+					      unsigned long start,
+					      unsigned long size)
+{
+	if (unlikely(ra->debug))
+		sl_shadow_release_bits(ra, start, size);
 }
 
 static int sl_shadow_init(struct sl_range_alloc *ra)
@@ -362,8 +381,8 @@ static struct sl_range *sl_range_cache_pop(struct sl_range_cache *cache,
  * others.  A state read as anything but cached cannot turn cached again.
  * Called with the cache's local lock held.
  */
-static unsigned int sl_range_cache_compact(struct sl_range_cache *cache,
-					   unsigned long i)
+static noinline unsigned int sl_range_cache_compact(struct sl_range_cache *cache,
+						    unsigned long i)
 {
 	struct sl_range **stack = cache->ranges[i];
 	unsigned int n, kept = 0;
@@ -381,10 +400,12 @@ static unsigned int sl_range_cache_compact(struct sl_range_cache *cache,
 /*
  * Keep @range, which the caller moved to FREEING, in this CPU's cache if
  * it has room for its size, and mark it cached: from then on a reclaim
- * may take it.  Called with the cache's local lock held.
+ * may take it.  Called with the cache's local lock held.  Inline, and the
+ * compaction out of line: under emulation a call on the cached free's
+ * path costs it 10% (Documentation/extent.rst).
  */
-static bool sl_range_cache_push(struct sl_range_cache *cache,
-				struct sl_range *range)
+static __always_inline bool sl_range_cache_push(struct sl_range_cache *cache,
+						struct sl_range *range)
 {
 	unsigned long i = range->slot.size - 1;
 	unsigned int nr = cache->nr[i];
@@ -722,51 +743,35 @@ out:
 }
 
 /*
- * The first step of a free with the caches on, in one section under this
- * CPU's local lock: claim the range through the CPU's table of ranges it
- * handed out and, if that finds it, keep it on the CPU's stack for its
- * size.  Returns the range claimed but not kept (too large, or the stack
- * full): the caller erases it; NULL with *@claimed false if the table
- * does not know it, and the index must tell.
+ * A free with the caches on, under this CPU's local lock: claim the range
+ * through the table of ranges the CPU handed out, or the index, and push
+ * it on the CPU's stack for its size.  Returns 0 when it is cached, 1 when
+ * it is claimed but must be erased (too large, or the stack is full),
+ * with the range in @found, or an error from sl_range_claim_indexed().
  */
-static struct sl_range *sl_range_free_recent(struct sl_range_alloc *ra,
-					     unsigned long start,
-					     unsigned long size,
-					     bool *claimed)
+static int sl_range_free_to_cache(struct sl_range_alloc *ra,
+				  unsigned long start, unsigned long size,
+				  struct sl_range **found)
 {
-	struct sl_range_cache *cache;
+	struct sl_range_cache *cache = this_cpu_ptr(ra->cache);
 	struct sl_range *range;
-	unsigned long flags;
+	int ret;
 
-	local_lock_irqsave(&ra->cache->lock, flags);
 	/* Interrupts are off (on PREEMPT_RT, a lock that implies it). */
 	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(),
 			 "sl_range: cache table read outside RCU");
-	cache = this_cpu_ptr(ra->cache);
 	range = sl_range_claim_recent(cache, start, size);
-	*claimed = !!range;
-	if (range) {
-		/* The shadow first: once cached, a reclaim may hand it out. */
-		sl_shadow_release(ra, start, size);
-		if (size <= SL_RANGE_CACHE_SIZES &&
-		    sl_range_cache_push(cache, range))
-			range = NULL;
+	if (!range) {
+		ret = sl_range_claim_indexed(ra, start, size, &range);
+		if (ret)
+			return ret;
 	}
-	local_unlock_irqrestore(&ra->cache->lock, flags);
-	return range;
-}
-
-/* Keep a claimed range on this CPU's stack for its size, if there is room. */
-static bool sl_range_cache_keep(struct sl_range_alloc *ra,
-				struct sl_range *range)
-{
-	unsigned long flags;
-	bool kept;
-
-	local_lock_irqsave(&ra->cache->lock, flags);
-	kept = sl_range_cache_push(this_cpu_ptr(ra->cache), range);
-	local_unlock_irqrestore(&ra->cache->lock, flags);
-	return kept;
+	/* The shadow first: once cached, a reclaim may hand it out again. */
+	sl_shadow_release(ra, start, size);
+	if (size <= SL_RANGE_CACHE_SIZES && sl_range_cache_push(cache, range))
+		return 0;
+	*found = range;
+	return 1;
 }
 
 /**
@@ -788,26 +793,24 @@ int sl_range_free(struct sl_range_alloc *ra, unsigned long start,
 		  unsigned long size)
 {
 	struct sl_range *range = NULL;
-	bool claimed = false;
+	unsigned long flags;
 	int ret;
 
-	/* The common case, a range this CPU handed out: one short section. */
-	if (ra->cache)
-		range = sl_range_free_recent(ra, start, size, &claimed);
-	if (!claimed) {
-		/* Through the index, with interrupts on. */
+	if (ra->cache) {
+		local_lock_irqsave(&ra->cache->lock, flags);
+		ret = sl_range_free_to_cache(ra, start, size, &range);
+		local_unlock_irqrestore(&ra->cache->lock, flags);
+	} else {
 		ret = sl_range_claim_indexed(ra, start, size, &range);
-		if (ret == -ENOENT)
-			pr_err_ratelimited("sl_range: free of [%lu, +%lu): not allocated\n",
-					   start, size);
-		if (ret)
-			return ret;
-		sl_shadow_release(ra, start, size);
-		if (ra->cache && size <= SL_RANGE_CACHE_SIZES &&
-		    sl_range_cache_keep(ra, range))
-			range = NULL;
+		if (!ret)
+			sl_shadow_release(ra, start, size);
 	}
-	/* Claimed (FREEING) and not kept: only this free may erase it. */
+	if (ret == -ENOENT)
+		pr_err_ratelimited("sl_range: free of [%lu, +%lu): not allocated\n",
+				   start, size);
+	if (ret < 0)
+		return ret;
+	/* Claimed (FREEING): only this free may erase it. */
 	if (range)
 		sl_range_erase(ra, range);
 	return 0;

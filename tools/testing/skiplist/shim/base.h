@@ -43,6 +43,9 @@ typedef unsigned int slab_flags_t;
 #ifndef __always_inline
 #define __always_inline	inline __attribute__((always_inline))
 #endif
+#ifndef noinline
+#define noinline	__attribute__((noinline))
+#endif
 #define __aligned(x)	__attribute__((aligned(x)))
 #define __acquires(x)
 #define __releases(x)
