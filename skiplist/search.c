@@ -69,10 +69,13 @@ static struct sl_leaf *sl_descend_towers(struct sl_list *list,
  * Where a search for @key should start: the leaf whose fences cover @key,
  * as far as the leaf directory or a lockless descent can tell.  The
  * directory's guess stands unless the leaf has split since the last
- * rebuild with @key on the far side: the descent then bounds the search,
- * where a walk along level 0 would not.  Inline in the searches here, as
- * is sl_locate(): under emulation every call and return costs a lookup of
- * the next translation block.
+ * rebuild with @key on the far side.  Then the next leaf, most often the
+ * split's right half, is tried once; beyond it the descent bounds the
+ * search, where a walk along level 0 would not (appends past the last
+ * entry).  Following a leaf's next pointer is safe under RCU dead or
+ * alive (directory.c), and sl_locate() checks whatever this returns.
+ * Inline in the searches here, as is sl_locate(): under emulation every
+ * call and return costs a lookup of the next translation block.
  */
 static __always_inline struct sl_leaf *sl_start(struct sl_list *list,
 						unsigned long key,
@@ -84,6 +87,12 @@ static __always_inline struct sl_leaf *sl_start(struct sl_list *list,
 		sl_count(*loads);
 		if (key <= READ_ONCE(leaf->hi))
 			return leaf;
+		leaf = rcu_dereference(leaf->next);
+		if (leaf) {
+			sl_count(*loads);
+			if (key <= READ_ONCE(leaf->hi))
+				return leaf;
+		}
 	}
 	return sl_descend_towers(list, key, loads);
 }
