@@ -15,9 +15,10 @@
  * checked against that leaf's fences (search.c).  A leaf split since the
  * last rebuild is missing from the directory, so a search for a key it
  * took lands on its left neighbour, sees the key beyond that leaf's upper
- * fence and descends through the towers instead (search.c, sl_start()),
- * so that a run of splits never makes a long walk.  Writers
- * count splits and merges, and once they reach an eighth of the leaves the
+ * fence, tries the next leaf once and then descends through the towers
+ * (search.c, sl_start()), so that a run of splits never makes a long
+ * walk.  Writers count splits and merges, and once they reach an eighth
+ * of the leaves the
  * directory was built from, they queue a rebuild.  Readers never write.
  *
  * What makes a pointer read from the directory safe to follow is that no
