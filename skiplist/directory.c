@@ -18,8 +18,8 @@
  * fence, tries the next leaf once and then descends through the towers
  * (search.c, sl_start()), so that a run of splits never makes a long
  * walk.  Writers count splits and merges, and once they reach an eighth
- * of the leaves the
- * directory was built from, they queue a rebuild.  Readers never write.
+ * of the leaves the directory was built from, they queue a rebuild.
+ * Readers never write.
  *
  * What makes a pointer read from the directory safe to follow is that no
  * leaf is freed while a reader can still find it there:
