@@ -75,7 +75,7 @@ static struct sl_slot *sl_delete(struct sl_list *list, unsigned long key,
 {
 	struct sl_leaf *leaf, *prev, *next, *victim = NULL;
 	struct sl_locked held = {};
-	unsigned long owner = 0, gap = 0;
+	unsigned long owner = 0, gap = 0, last = 0;
 	struct sl_slot *slot;
 	int idx;
 
@@ -96,6 +96,7 @@ retry:
 		goto out;
 	}
 	slot = leaf->slots[idx];
+	last = sl_slot_last(slot);
 	sl_write_begin(&held, leaf);
 	sl_leaf_take(leaf, idx);
 	sl_write_end(leaf);
@@ -124,10 +125,19 @@ out:
 		sl_tower_unlink(list, victim);
 		sl_dir_retire(list, victim);
 	}
-	if (gap)
+	if (gap) {
 		sl_gap_raise(list, owner, gap);
-	else if (slot)
+	} else if (slot) {
 		sl_gap_note(list, key);
+		/*
+		 * A slot inserted at @key since the unlock takes that note for
+		 * its own gap, and the run after it, up to the slot after the
+		 * one removed, has grown all the same: note it from the last
+		 * unit the removed slot held.
+		 */
+		if (last != key)
+			sl_gap_note(list, last);
+	}
 	rcu_read_unlock();
 	return slot;
 }

@@ -254,6 +254,9 @@ int sl_resize(struct sl_list *list, struct sl_slot *slot, unsigned long size)
 	if (size < old) {
 		rcu_read_lock();
 		sl_gap_note(list, slot->key + size);
+		/* As in sl_delete(): the run may have been cut since. */
+		if (old - size > 1)
+			sl_gap_note(list, slot->key + old - 1);
 		rcu_read_unlock();
 	}
 	return 0;
