@@ -66,6 +66,14 @@ static void sl_leaf_merge(struct sl_list *list, struct sl_locked *held,
 	sl_finger_forget(list, right);
 }
 
+#ifndef __KERNEL__
+/*
+ * Userspace tests only: called between a delete's unlock and its gap
+ * note, so a test can insert there (test_delete_note_race).
+ */
+void (*sl_delete_note_window)(struct sl_list *list, unsigned long key);
+#endif
+
 /*
  * Remove the slot starting at @key (and only if it is @expect, when that
  * is given).  Returns the slot removed, or NULL.
@@ -128,6 +136,10 @@ out:
 	if (gap) {
 		sl_gap_raise(list, owner, gap);
 	} else if (slot) {
+#ifndef __KERNEL__
+		if (sl_delete_note_window)
+			sl_delete_note_window(list, key);
+#endif
 		sl_gap_note(list, key);
 		/*
 		 * A slot inserted at @key since the unlock takes that note for

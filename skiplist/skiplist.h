@@ -151,6 +151,8 @@ extern void (*sl_gap_tighten_window)(struct sl_list *list, unsigned long lo,
 				     unsigned int level);
 /* Userspace test harness only: search.c calls it inside a lookup. */
 extern void (*sl_lookup_window)(struct sl_list *list, unsigned long key);
+/* Userspace test harness only: delete.c calls it before its gap note. */
+extern void (*sl_delete_note_window)(struct sl_list *list, unsigned long key);
 #endif
 
 #endif /* _SKIPLIST_H */

@@ -828,6 +828,85 @@ static void test_gap_race(void)
 	sl_test_destroy(&list);
 }
 
+static struct sl_test_item *sl_note_item;
+
+/* Inside the window, put a shorter slot where the one removed began. */
+static void sl_note_window(struct sl_list *list, unsigned long key)
+{
+	struct sl_test_item *item = sl_note_item;
+
+	if (!item)
+		return;
+	sl_note_item = NULL;
+	item->slot.key = key;
+	if (!SL_EXPECT(sl_insert(list, &item->slot, GFP_ATOMIC) == 0))
+		kfree(item);
+}
+
+/* Tighten every bound to the one-unit gaps: a search that cannot succeed. */
+static void sl_note_tighten(struct sl_list *list, struct sl_test_item *probe,
+			    unsigned long end)
+{
+	SL_EXPECT(sl_insert_hole(list, &probe->slot, 2, 1, 0, end, 0,
+				 GFP_KERNEL) == -ENOSPC);
+}
+
+/*
+ * A delete at a leaf's edge learns the run it freed only after it
+ * unlocks.  If a shorter slot lands at the same key first, the run after
+ * that slot, owned by the removed slot's successor, has still grown, and
+ * its bound must be raised.  Slots of two units every three keys, bounds
+ * tightened to the one-unit gaps; then each slot in turn is removed until
+ * a removal takes the note path (a leaf's edge), the others put back and
+ * the bounds tightened again.
+ */
+static void test_delete_note_race(void)
+{
+	unsigned long n = 2000, i, bad = 0;
+	struct sl_test_item *item, *probe;
+	struct sl_slot *slot;
+	struct sl_list list;
+
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	for (i = 0; i < n; i++)
+		bad += sl_test_insert(&list, 3 * i, 2) != 0;
+	SL_EXPECT(bad == 0);
+	item = sl_test_item_new(0, 1);
+	probe = sl_test_item_new(0, 2);
+	if (!SL_EXPECT(item && probe)) {
+		kfree(item);
+		kfree(probe);
+		sl_test_destroy(&list);
+		return;
+	}
+	sl_note_tighten(&list, probe, 3 * n - 1);
+	sl_note_item = item;
+	sl_delete_note_window = sl_note_window;
+	for (i = 1; i < n - 1 && sl_note_item; i++) {
+		slot = sl_remove(&list, 3 * i);
+		if (!SL_EXPECT(slot))
+			break;
+		if (!sl_note_item) {
+			sl_test_item_free(sl_test_item_of(slot));
+			break;
+		}
+		/* The exact path, under the lock: put it back. */
+		if (!SL_EXPECT(sl_insert(&list, slot, GFP_KERNEL) == 0)) {
+			sl_test_item_free(sl_test_item_of(slot));
+			break;
+		}
+		sl_note_tighten(&list, probe, 3 * n - 1);
+	}
+	sl_delete_note_window = NULL;
+	if (SL_EXPECT(!sl_note_item))
+		SL_EXPECT(sl_check(&list) == 0);
+	else
+		kfree(item);
+	kfree(probe);
+	sl_test_destroy(&list);
+}
+
 static struct sl_test_item *sl_torn_item;
 
 /*
@@ -901,6 +980,7 @@ static const struct sl_test_case sl_test_cases[] = {
 	/* Need the userspace shims: a failure hook, windows into races. */
 	{ "enomem", test_enomem },
 	{ "gap_race", test_gap_race },
+	{ "delete_note_race", test_delete_note_race },
 	{ "torn_lookup", test_torn_lookup },
 #endif
 	/* The extent map: extent/test_extent.c. */
