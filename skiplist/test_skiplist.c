@@ -828,19 +828,31 @@ static void test_gap_race(void)
 	sl_test_destroy(&list);
 }
 
+/*
+ * Insert the item a test left in @pending, once, from inside a window
+ * hook (an atomic insert: the code the hook sits in holds the RCU read
+ * lock).
+ */
+static void sl_window_insert(struct sl_list *list,
+			     struct sl_test_item **pending)
+{
+	struct sl_test_item *item = *pending;
+
+	if (!item)
+		return;
+	*pending = NULL;
+	if (!SL_EXPECT(sl_insert(list, &item->slot, GFP_ATOMIC) == 0))
+		kfree(item);
+}
+
 static struct sl_test_item *sl_note_item;
 
 /* Inside the window, put a shorter slot where the one removed began. */
 static void sl_note_window(struct sl_list *list, unsigned long key)
 {
-	struct sl_test_item *item = sl_note_item;
-
-	if (!item)
-		return;
-	sl_note_item = NULL;
-	item->slot.key = key;
-	if (!SL_EXPECT(sl_insert(list, &item->slot, GFP_ATOMIC) == 0))
-		kfree(item);
+	if (sl_note_item)
+		sl_note_item->slot.key = key;
+	sl_window_insert(list, &sl_note_item);
 }
 
 /* Tighten every bound to the one-unit gaps: a search that cannot succeed. */
@@ -909,19 +921,10 @@ static void test_delete_note_race(void)
 
 static struct sl_test_item *sl_torn_item;
 
-/*
- * Inside the window, put a slot before the one the lookup has found (an
- * atomic insert: the lookup holds the RCU read lock).
- */
+/* Inside the window, put a slot before the one the lookup has found. */
 static void sl_torn_window(struct sl_list *list, unsigned long key)
 {
-	struct sl_test_item *item = sl_torn_item;
-
-	if (!item)
-		return;
-	sl_torn_item = NULL;
-	if (!SL_EXPECT(sl_insert(list, &item->slot, GFP_ATOMIC) == 0))
-		kfree(item);
+	sl_window_insert(list, &sl_torn_item);
 }
 
 /*
