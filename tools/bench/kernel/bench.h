@@ -240,9 +240,12 @@ struct bench_config {
 	u64 seed;
 };
 
-int bench_index_run(const struct bench_config *cfg,
-		    const struct bench_index_ops *ops, unsigned long items,
-		    unsigned int workloads);
+int bench_indexes_run(const struct bench_config *cfg,
+		      const struct bench_index_ops *const *ops, unsigned int nr,
+		      unsigned long items, unsigned int workloads,
+		      unsigned int *failures);
+void bench_failed(unsigned int *failures, const char *what,
+		  const char *impl, unsigned long n, int ret);
 int bench_alloc_churn(const struct bench_config *cfg,
 		      const struct bench_alloc_ops *ops);
 int bench_alloc_frag(const struct bench_config *cfg,
@@ -277,6 +280,11 @@ int bench_cell_run(struct bench_cell *cell, u64 seed);
 struct bench_thread *bench_thread_init(struct bench_cell *cell,
 				       unsigned int i, u64 seed);
 u64 bench_sum_rate(const struct bench_sum *sum);
+int bench_cell_round(struct bench_cell *cell, const struct bench_config *cfg,
+		     u64 seed, unsigned int r, struct bench_sum *sum);
+void bench_sum_median(struct bench_sum *sums, unsigned int n,
+		      struct bench_sum *median);
+unsigned int bench_rounds(const struct bench_config *cfg);
 int bench_cell_measure(struct bench_cell *cell, const struct bench_config *cfg,
 		       u64 seed, struct bench_sum *median);
 

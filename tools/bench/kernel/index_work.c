@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The index workloads.  An index is preloaded with n extents
+ * The index workloads.  Each index is preloaded with n extents
  * [i * 16, i * 16 + 8), inserted in a random order (timed: the "fill"
- * result), and then every workload runs on it with each thread count:
+ * result), and then every workload runs on every index with each thread
+ * count, the rounds of a cell interleaved across the indexes
+ * (bench_indexes_run()):
  *
  *  lookup   the extent holding a random unit of a random extent (the
  *           XArray, which knows only first keys, looks up the first key)
@@ -263,81 +265,141 @@ static int bench_fill(struct bench_index_ctx *x, u64 seed, u64 *ns)
 	return ret;
 }
 
-/**
- * bench_index_run() - every selected index workload on one index
- * @cfg:       thread counts, cell time, seed
- * @ops:       the index
- * @items:     extents to preload
- * @workloads: mask of the workloads to run (those the index lacks are
- *             skipped)
- *
- * Context: Process context; sleeps.
- * Return: 0, or -errno if the index could not be built or a cell not run.
- */
-int bench_index_run(const struct bench_config *cfg,
-		    const struct bench_index_ops *ops, unsigned long items,
-		    unsigned int workloads)
+/* Build one index of the pass and preload it; reports the fill. */
+static int bench_index_build(struct bench_index_ctx *x,
+			     const struct bench_config *cfg)
 {
-	struct bench_index_ctx x = { .ops = ops, .n = items };
-	struct bench_cell *cell;
 	struct bench_sum sum;
-	unsigned int w, k;
 	unsigned long i;
 	u64 ns;
 	int ret;
 
-	x.items = kvcalloc(2 * items, sizeof(*x.items), GFP_KERNEL);
-	cell = kzalloc(sizeof(*cell), GFP_KERNEL);
-	if (!x.items || !cell) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < 2 * items; i++) {
-		struct bench_item *item = &x.items[i];
+	x->items = kvcalloc(2 * x->n, sizeof(*x->items), GFP_KERNEL);
+	if (!x->items)
+		return -ENOMEM;
+	for (i = 0; i < 2 * x->n; i++) {
+		struct bench_item *item = &x->items[i];
 
-		item->slot.key = i < items ? bench_key(i) :
-			bench_key(i - items) + BENCH_ITEM_SIZE;
+		item->slot.key = i < x->n ? bench_key(i) :
+			bench_key(i - x->n) + BENCH_ITEM_SIZE;
 		item->slot.size = BENCH_ITEM_SIZE;
 		RB_CLEAR_NODE(&item->rb);
 	}
-	x.bi = ops->init();
-	if (IS_ERR(x.bi)) {
-		ret = PTR_ERR(x.bi);
-		pr_err("%s: init failed: %d\n", ops->name, ret);
-		goto out;
+	x->bi = x->ops->init();
+	if (IS_ERR(x->bi)) {
+		ret = PTR_ERR(x->bi);
+		x->bi = NULL;
+		pr_err("%s: init failed: %d\n", x->ops->name, ret);
+		return ret;
 	}
-	ret = bench_fill(&x, cfg->seed, &ns);
+	ret = bench_fill(x, cfg->seed, &ns);
 	if (ret)
-		goto out_destroy;
+		return ret;
 	memset(&sum, 0, sizeof(sum));
 	sum.threads = 1;
-	sum.ops = items;
+	sum.ops = x->n;
 	sum.ns = ns;
 	sum.rounds = 1;
 	sum.rate_min = bench_sum_rate(&sum);
 	sum.rate_max = sum.rate_min;
-	bench_result("fill", ops->name, items, &sum, NULL);
+	bench_result("fill", x->ops->name, x->n, &sum, NULL);
+	return 0;
+}
 
-	for (w = 0; w < BENCH_W_NR; w++) {
-		if (!(workloads & ops->workloads & BIT(w)) ||
-		    !bench_index_body[w])
-			continue;
-		for (k = 0; k < cfg->nr_threads; k++) {
-			cell->body = bench_index_body[w];
-			cell->arg = &x;
-			cell->threads = cfg->threads[k];
-			ret = bench_cell_measure(cell, cfg, cfg->seed + w * 131 + k,
-						 &sum);
-			if (ret)
-				goto out_destroy;
-			bench_result(bench_workload_names[w], ops->name, items,
-				     &sum, NULL);
+static void bench_index_teardown(struct bench_index_ctx *x)
+{
+	if (x->bi)
+		x->ops->destroy(x->bi);
+	x->bi = NULL;
+	kvfree(x->items);
+	x->items = NULL;
+}
+
+/**
+ * bench_indexes_run() - every selected index workload on every index given
+ * @cfg:       thread counts, cell time, rounds, seed
+ * @ops:       the indexes
+ * @nr:        how many
+ * @items:     extents to preload into each
+ * @workloads: mask of the workloads to run (those an index lacks are
+ *             skipped for it)
+ * @failures:  incremented for each index that could not be built
+ *
+ * Every index is built and preloaded first, each over items of its own.
+ * Then each cell runs its rounds index after index: round 1 on every
+ * index, round 2 on every index, and so on, and each index reports the
+ * median of its rounds.  The host's speed drifts by tens of percent over
+ * the minutes a pass takes on these shared, emulated machines; run back
+ * to back, a peer's figure would carry the drift of its own turn, and a
+ * ratio the drift between two turns.
+ *
+ * Context: Process context; sleeps.
+ * Return: 0, or -errno if a cell could not be run.
+ */
+int bench_indexes_run(const struct bench_config *cfg,
+		      const struct bench_index_ops *const *ops, unsigned int nr,
+		      unsigned long items, unsigned int workloads,
+		      unsigned int *failures)
+{
+	unsigned int rounds = bench_rounds(cfg), w, k, r, i;
+	struct bench_index_ctx *x;
+	struct bench_sum *sums, median;
+	struct bench_cell *cell;
+	int ret = 0;
+
+	x = kcalloc(nr, sizeof(*x), GFP_KERNEL);
+	sums = kcalloc(nr * rounds, sizeof(*sums), GFP_KERNEL);
+	cell = kzalloc(sizeof(*cell), GFP_KERNEL);
+	if (!x || !sums || !cell) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < nr; i++) {
+		x[i].ops = ops[i];
+		x[i].n = items;
+		ret = bench_index_build(&x[i], cfg);
+		if (ret) {
+			bench_failed(failures, "index", ops[i]->name, items, ret);
+			bench_index_teardown(&x[i]);
+			x[i].ops = NULL;
+			ret = 0;
 		}
 	}
-out_destroy:
-	ops->destroy(x.bi);
+
+	for (w = 0; w < BENCH_W_NR; w++) {
+		if (!(workloads & BIT(w)) || !bench_index_body[w])
+			continue;
+		for (k = 0; k < cfg->nr_threads; k++) {
+			u64 seed = cfg->seed + w * 131 + k;
+
+			for (r = 0; r < rounds; r++) {
+				for (i = 0; i < nr; i++) {
+					if (!x[i].ops || !(x[i].ops->workloads & BIT(w)))
+						continue;
+					cell->body = bench_index_body[w];
+					cell->arg = &x[i];
+					cell->threads = cfg->threads[k];
+					ret = bench_cell_round(cell, cfg, seed, r,
+							       &sums[i * rounds + r]);
+					if (ret)
+						goto out;
+				}
+			}
+			for (i = 0; i < nr; i++) {
+				if (!x[i].ops || !(x[i].ops->workloads & BIT(w)))
+					continue;
+				bench_sum_median(&sums[i * rounds], rounds, &median);
+				bench_result(bench_workload_names[w],
+					     x[i].ops->name, items, &median, NULL);
+			}
+		}
+	}
 out:
+	if (x)
+		for (i = 0; i < nr; i++)
+			bench_index_teardown(&x[i]);
 	kfree(cell);
-	kvfree(x.items);
+	kfree(sums);
+	kfree(x);
 	return ret;
 }

@@ -264,8 +264,18 @@ static size_t bench_plan_lines(const struct bench_plan *p)
 		hweight32(p->alloc_mask) * p->cfg.nr_threads + 16;
 }
 
-static void bench_failed(unsigned int *failures, const char *what,
-			 const char *impl, unsigned long n, int ret)
+/**
+ * bench_failed() - report a peer that could not be measured
+ * @failures: the run's count of them, incremented
+ * @what:     the workload, or "index" for an index that could not be built
+ * @impl:     the peer
+ * @n:        items
+ * @ret:      the -errno
+ *
+ * Context: Process context, between cells.
+ */
+void bench_failed(unsigned int *failures, const char *what,
+		  const char *impl, unsigned long n, int ret)
 {
 	(*failures)++;
 	bench_result_line("error workload=%s impl=%s items=%lu ret=%d",
@@ -274,7 +284,8 @@ static void bench_failed(unsigned int *failures, const char *what,
 
 static void bench_run(const struct bench_plan *p)
 {
-	unsigned int s, i, failures = 0;
+	const struct bench_index_ops *indexes[ARRAY_SIZE(bench_all_indexes)];
+	unsigned int s, i, nr, failures = 0;
 	u64 t0 = ktime_get_ns();
 	int ret;
 
@@ -284,15 +295,15 @@ static void bench_run(const struct bench_plan *p)
 	for (s = 0; s < p->nr_sizes; s++) {
 		unsigned long n = p->sizes[s];
 
-		for (i = 0; i < ARRAY_SIZE(bench_all_indexes); i++) {
-			const struct bench_index_ops *ops = bench_all_indexes[i];
-
-			if (!(p->index_mask & BIT(i)) ||
-			    !(p->workload_mask & ops->workloads))
-				continue;
-			ret = bench_index_run(&p->cfg, ops, n, p->workload_mask);
+		for (i = 0, nr = 0; i < ARRAY_SIZE(bench_all_indexes); i++)
+			if ((p->index_mask & BIT(i)) &&
+			    (p->workload_mask & bench_all_indexes[i]->workloads))
+				indexes[nr++] = bench_all_indexes[i];
+		if (nr) {
+			ret = bench_indexes_run(&p->cfg, indexes, nr, n,
+						p->workload_mask, &failures);
 			if (ret)
-				bench_failed(&failures, "index", ops->name, n, ret);
+				bench_failed(&failures, "index", "all", n, ret);
 		}
 		if (!(p->workload_mask & BIT(BENCH_W_FRAG)))
 			continue;

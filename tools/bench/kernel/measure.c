@@ -77,36 +77,48 @@ u64 bench_sum_rate(const struct bench_sum *sum)
 }
 
 /**
- * bench_cell_measure() - run a cell cfg->rounds times and take the median
- * @cell:   body, arg and threads filled in
- * @cfg:    cell time, rounds
- * @seed:   seeds the first round; each round gets its own
+ * bench_cell_round() - run round @r of a cell and add up its threads
+ * @cell: body, arg and threads filled in
+ * @cfg:  cell time
+ * @seed: the cell's seed; round @r runs with a seed of its own
+ * @r:    the round's number
+ * @sum:  what the round measured
+ *
+ * Context: Process context; sleeps for about cfg->cell_ms.
+ * Return: 0, or -errno if a thread could not be created.
+ */
+int bench_cell_round(struct bench_cell *cell, const struct bench_config *cfg,
+		     u64 seed, unsigned int r, struct bench_sum *sum)
+{
+	int ret;
+
+	cell->cell_ms = cfg->cell_ms;
+	ret = bench_cell_run(cell, seed + r * 1000003ULL);
+	if (ret)
+		return ret;
+	bench_cell_sum(cell, sum);
+	return 0;
+}
+
+/**
+ * bench_sum_median() - the median of a cell's rounds
+ * @sums:   the rounds, in the order they ran; sorted by rate on return
+ * @n:      rounds, at least 1
  * @median: the median round by ops per second, with the slowest and
  *          fastest rates and the errors of every round
  *
- * The rounds run back to back on the same index or allocator, so that a
- * burst of noise on the host (these are shared virtual machines) costs one
- * round, not the figure.
- *
- * Context: Process context; sleeps for about rounds * cell_ms.
- * Return: 0, or -errno if a thread could not be created.
+ * Context: Any.
  */
-int bench_cell_measure(struct bench_cell *cell, const struct bench_config *cfg,
-		       u64 seed, struct bench_sum *median)
+void bench_sum_median(struct bench_sum *sums, unsigned int n,
+		      struct bench_sum *median)
 {
-	struct bench_sum sums[BENCH_MAX_ROUNDS], tmp;
-	unsigned int r, i, n = clamp(cfg->rounds, 1U, (unsigned int)BENCH_MAX_ROUNDS);
+	struct bench_sum tmp;
+	unsigned int r, i;
 	u64 errors = 0;
-	int ret;
 
 	for (r = 0; r < n; r++) {
-		cell->cell_ms = cfg->cell_ms;
-		ret = bench_cell_run(cell, seed + r * 1000003ULL);
-		if (ret)
-			return ret;
-		bench_cell_sum(cell, &sums[r]);
 		errors += sums[r].errors;
-		/* Sorted by rate as they come: insertion sort of a few. */
+		/* Insertion sort by rate: a few rounds. */
 		for (i = r; i > 0 && bench_sum_rate(&sums[i - 1]) >
 				      bench_sum_rate(&sums[i]); i--) {
 			tmp = sums[i];
@@ -119,6 +131,41 @@ int bench_cell_measure(struct bench_cell *cell, const struct bench_config *cfg,
 	median->rounds = n;
 	median->rate_min = bench_sum_rate(&sums[0]);
 	median->rate_max = bench_sum_rate(&sums[n - 1]);
+}
+
+/* The rounds a configuration asks for, within what the arrays hold. */
+unsigned int bench_rounds(const struct bench_config *cfg)
+{
+	return clamp(cfg->rounds, 1U, (unsigned int)BENCH_MAX_ROUNDS);
+}
+
+/**
+ * bench_cell_measure() - run a cell's rounds back to back and take the median
+ * @cell:   body, arg and threads filled in
+ * @cfg:    cell time, rounds
+ * @seed:   seeds the first round; each round gets its own
+ * @median: see bench_sum_median()
+ *
+ * For the allocator workloads, each of which builds its peer afresh.  The
+ * index workloads interleave their peers' rounds instead
+ * (bench_indexes_run()).
+ *
+ * Context: Process context; sleeps for about rounds * cell_ms.
+ * Return: 0, or -errno if a thread could not be created.
+ */
+int bench_cell_measure(struct bench_cell *cell, const struct bench_config *cfg,
+		       u64 seed, struct bench_sum *median)
+{
+	struct bench_sum sums[BENCH_MAX_ROUNDS];
+	unsigned int r, n = bench_rounds(cfg);
+	int ret;
+
+	for (r = 0; r < n; r++) {
+		ret = bench_cell_round(cell, cfg, seed, r, &sums[r]);
+		if (ret)
+			return ret;
+	}
+	bench_sum_median(sums, n, median);
 	return 0;
 }
 
