@@ -120,49 +120,81 @@ static void bench_w_churn(struct bench_thread *t)
 }
 
 /**
- * bench_alloc_churn() - the churn workload on one allocator, at each
- * thread count
- * @cfg: thread counts, cell time, seed
- * @ops: the allocator
+ * bench_alloc_churn() - the churn workload on every allocator given, at
+ * each thread count, their rounds interleaved
+ * @cfg:      thread counts, cell time, rounds, seed
+ * @ops:      the allocators
+ * @nr:       how many
+ * @failures: incremented for each allocator that could not be built,
+ *            with an error line
+ *
+ * Each thread count gets a fresh allocator of each kind; the cell's rounds
+ * then run allocator after allocator (round 1 on each, round 2 on each...),
+ * so that the host's drift over the cell falls on every peer alike
+ * (bench_indexes_run() does the same for the indexes).  Each round leaves
+ * its allocator empty.
  *
  * Context: Process context; sleeps.
- * Return: 0 or -errno.
+ * Return: 0, or -errno if a cell could not be run.
  */
 int bench_alloc_churn(const struct bench_config *cfg,
-		      const struct bench_alloc_ops *ops)
+		      const struct bench_alloc_ops *const *ops, unsigned int nr,
+		      unsigned int *failures)
 {
-	struct bench_alloc_ctx x = { .ops = ops, .start = 1,
-				     .end = BENCH_CHURN_END };
+	unsigned int rounds = bench_rounds(cfg), k, r, i;
+	struct bench_sum *sums, median;
+	struct bench_alloc_ctx *x;
 	struct bench_cell *cell;
-	struct bench_sum sum;
-	unsigned int k;
 	int ret = 0;
 
+	x = kcalloc(nr, sizeof(*x), GFP_KERNEL);
+	sums = kcalloc(nr * rounds, sizeof(*sums), GFP_KERNEL);
 	cell = kzalloc(sizeof(*cell), GFP_KERNEL);
-	if (!cell)
-		return -ENOMEM;
-	for (k = 0; k < cfg->nr_threads; k++) {
-		/*
-		 * A fresh allocator per thread count; its rounds share it, and
-		 * each round leaves it empty.
-		 */
-		x.ba = ops->init(x.start, x.end);
-		if (IS_ERR(x.ba)) {
-			ret = PTR_ERR(x.ba);
-			pr_err("%s: allocator init failed: %d\n", ops->name, ret);
-			break;
+	if (!x || !sums || !cell) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (k = 0; k < cfg->nr_threads && !ret; k++) {
+		for (i = 0; i < nr; i++) {
+			x[i] = (struct bench_alloc_ctx){ .ops = ops[i], .start = 1,
+							 .end = BENCH_CHURN_END };
+			x[i].ba = ops[i]->init(x[i].start, x[i].end);
+			if (IS_ERR(x[i].ba)) {
+				pr_err("%s: allocator init failed: %ld\n",
+				       ops[i]->name, PTR_ERR(x[i].ba));
+				bench_result_line("error workload=churn impl=%s items=0 ret=%ld",
+						  ops[i]->name, PTR_ERR(x[i].ba));
+				(*failures)++;
+				x[i].ba = NULL;
+			}
 		}
 		cell->body = bench_w_churn;
-		cell->arg = &x;
 		cell->threads = cfg->threads[k];
-		ret = bench_cell_measure(cell, cfg, cfg->seed + 7 * k, &sum);
-		ops->destroy(x.ba);
-		if (ret)
-			break;
-		bench_result("churn", ops->name, 0, &sum, "ring=%u max_units=%u",
-			     BENCH_RING, BENCH_CHURN_MAX);
+		for (r = 0; r < rounds && !ret; r++) {
+			for (i = 0; i < nr && !ret; i++) {
+				if (!x[i].ba)
+					continue;
+				cell->arg = &x[i];
+				ret = bench_cell_round(cell, cfg, cfg->seed + 7 * k,
+						       r, &sums[i * rounds + r]);
+			}
+		}
+		for (i = 0; i < nr; i++) {
+			if (!x[i].ba)
+				continue;
+			if (!ret) {
+				bench_sum_median(&sums[i * rounds], rounds, &median);
+				bench_result("churn", ops[i]->name, 0, &median,
+					     "ring=%u max_units=%u", BENCH_RING,
+					     BENCH_CHURN_MAX);
+			}
+			ops[i]->destroy(x[i].ba);
+		}
 	}
+out:
 	kfree(cell);
+	kfree(sums);
+	kfree(x);
 	return ret;
 }
 

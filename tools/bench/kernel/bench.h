@@ -247,7 +247,8 @@ int bench_indexes_run(const struct bench_config *cfg,
 void bench_failed(unsigned int *failures, const char *what,
 		  const char *impl, unsigned long n, int ret);
 int bench_alloc_churn(const struct bench_config *cfg,
-		      const struct bench_alloc_ops *ops);
+		      const struct bench_alloc_ops *const *ops, unsigned int nr,
+		      unsigned int *failures);
 int bench_alloc_frag(const struct bench_config *cfg,
 		     const struct bench_alloc_ops *ops, unsigned long items);
 

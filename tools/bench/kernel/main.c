@@ -284,6 +284,7 @@ void bench_failed(unsigned int *failures, const char *what,
 
 static void bench_run(const struct bench_plan *p)
 {
+	const struct bench_alloc_ops *allocators[ARRAY_SIZE(bench_all_allocators)];
 	const struct bench_index_ops *indexes[ARRAY_SIZE(bench_all_indexes)];
 	unsigned int s, i, nr, failures = 0;
 	u64 t0 = ktime_get_ns();
@@ -319,15 +320,12 @@ static void bench_run(const struct bench_plan *p)
 	}
 	/* Churn does not depend on the item count: once per load. */
 	if (p->workload_mask & BIT(BENCH_W_CHURN)) {
-		for (i = 0; i < ARRAY_SIZE(bench_all_allocators); i++) {
-			const struct bench_alloc_ops *ops = bench_all_allocators[i];
-
-			if (!(p->alloc_mask & BIT(i)))
-				continue;
-			ret = bench_alloc_churn(&p->cfg, ops);
-			if (ret)
-				bench_failed(&failures, "churn", ops->name, 0, ret);
-		}
+		for (i = 0, nr = 0; i < ARRAY_SIZE(bench_all_allocators); i++)
+			if (p->alloc_mask & BIT(i))
+				allocators[nr++] = bench_all_allocators[i];
+		ret = bench_alloc_churn(&p->cfg, allocators, nr, &failures);
+		if (ret)
+			bench_failed(&failures, "churn", "all", 0, ret);
 	}
 	bench_result_line("done failures=%u errors=%llu seconds=%llu",
 			  failures, bench_result_errors(),

@@ -205,17 +205,18 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	for (i = 0; i < ARRAY_SIZE(bench_all_allocators) &&
-		    (workload_mask & BIT(BENCH_W_CHURN)); i++) {
-		const struct bench_alloc_ops *ops = bench_all_allocators[i];
+	if (workload_mask & BIT(BENCH_W_CHURN)) {
+		const struct bench_alloc_ops *allocators[ARRAY_SIZE(bench_all_allocators)];
+		unsigned int nr = 0;
 
-		if (!(alloc_mask & BIT(i)))
-			continue;
-		ret = bench_alloc_churn(&cfg, ops);
+		for (i = 0; i < ARRAY_SIZE(bench_all_allocators); i++)
+			if (alloc_mask & BIT(i))
+				allocators[nr++] = bench_all_allocators[i];
+		ret = bench_alloc_churn(&cfg, allocators, nr, &failures);
 		if (ret) {
 			failures++;
-			bench_result_line("error workload=churn impl=%s items=0 ret=%d",
-					  ops->name, ret);
+			bench_result_line("error workload=churn impl=all items=0 ret=%d",
+					  ret);
 		}
 	}
 	bench_result_line("done failures=%u errors=%llu seconds=%llu", failures,
