@@ -146,9 +146,9 @@ unsigned int bench_rounds(const struct bench_config *cfg)
  * @seed:   seeds the first round; each round gets its own
  * @median: see bench_sum_median()
  *
- * For the allocator workloads, each of which builds its peer afresh.  The
- * index workloads interleave their peers' rounds instead
- * (bench_indexes_run()).
+ * For the frag workload, whose peers each hold a layout of up to a
+ * million ranges of their own.  The index and churn workloads interleave
+ * their peers' rounds instead (bench_indexes_run(), bench_alloc_churn()).
  *
  * Context: Process context; sleeps for about rounds * cell_ms.
  * Return: 0, or -errno if a thread could not be created.
