@@ -116,10 +116,12 @@ static inline int sl_snapshot_nr(const struct sl_leaf *leaf)
  * Extents packed into a space (an allocator's ranges, a file's extents)
  * come close to that, and then this key and its neighbour, most often in
  * one cache line, settle the search; where they do not, the binary search
- * that follows costs two loads more than it would have alone.  -1 for the
+ * that follows costs two loads more than it would have alone.  -1 (no
+ * guess: halve from the start) for a key above the lower fence of the
  * last leaf, whose upper fence is the end of the key space and says
  * nothing of where its keys lie.  The fences may be torn like the rest of
- * the snapshot; whatever they say, the result is below @nr.
+ * the snapshot; whatever they say, a guess is below @nr when @nr > 0 (and
+ * sl_snapshot_floor() reads nothing when @nr is 0).
  */
 static int sl_snapshot_guess(const struct sl_leaf *leaf, int nr,
 			     unsigned long key, unsigned int *loads)
@@ -137,8 +139,12 @@ static int sl_snapshot_guess(const struct sl_leaf *leaf, int nr,
 	off = key - lo;
 	if (off >= span)
 		return nr - 1;
-	/* Scale both below 2^32, so that off * nr cannot overflow. */
-	shift = span >> 32 ? fls_long(span >> 32) : 0;
+	/*
+	 * Scale both below 2^25, so that off * nr (nr <= 64) stays below
+	 * 2^31 whatever the width of a long; 25 bits place a key among 64
+	 * closely enough.
+	 */
+	shift = fls_long(span >> 25);
 	return (off >> shift) * nr / ((span >> shift) + 1);
 }
 

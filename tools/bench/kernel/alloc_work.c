@@ -125,8 +125,8 @@ static void bench_w_churn(struct bench_thread *t)
  * @cfg:      thread counts, cell time, rounds, seed
  * @ops:      the allocators
  * @nr:       how many
- * @failures: incremented for each allocator that could not be built,
- *            with an error line
+ * @failures: incremented, with an error line, each time an allocator
+ *            could not be built (once per thread count)
  *
  * Each thread count gets a fresh allocator of each kind; the cell's rounds
  * then run allocator after allocator (round 1 on each, round 2 on each...),
@@ -135,7 +135,8 @@ static void bench_w_churn(struct bench_thread *t)
  * its allocator empty.
  *
  * Context: Process context; sleeps.
- * Return: 0, or -errno if a cell could not be run.
+ * Return: 0, -ENOMEM if its own arrays could not be allocated, or -errno
+ * if a cell could not be run (which ends the churn for every allocator).
  */
 int bench_alloc_churn(const struct bench_config *cfg,
 		      const struct bench_alloc_ops *const *ops, unsigned int nr,

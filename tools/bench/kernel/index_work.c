@@ -334,7 +334,8 @@ static void bench_index_teardown(struct bench_index_ctx *x)
  * ratio the drift between two turns.
  *
  * Context: Process context; sleeps.
- * Return: 0, or -errno if a cell could not be run.
+ * Return: 0, -ENOMEM if the pass's own arrays could not be allocated, or
+ * -errno if a cell could not be run (which ends the pass for every index).
  */
 int bench_indexes_run(const struct bench_config *cfg,
 		      const struct bench_index_ops *const *ops, unsigned int nr,
