@@ -129,10 +129,8 @@ static void bench_w_churn(struct bench_thread *t)
  *            could not be built (once per thread count)
  *
  * Each thread count gets a fresh allocator of each kind; the cell's rounds
- * then run allocator after allocator (round 1 on each, round 2 on each...),
- * so that the host's drift over the cell falls on every peer alike
- * (bench_indexes_run() does the same for the indexes).  Each round leaves
- * its allocator empty.
+ * then run allocator after allocator (bench_cells_measure()).  Each round
+ * leaves its allocator empty.
  *
  * Context: Process context; sleeps.
  * Return: 0, -ENOMEM if its own arrays could not be allocated, or -errno
@@ -142,59 +140,54 @@ int bench_alloc_churn(const struct bench_config *cfg,
 		      const struct bench_alloc_ops *const *ops, unsigned int nr,
 		      unsigned int *failures)
 {
-	unsigned int rounds = bench_rounds(cfg), k, r, i;
-	struct bench_sum *sums, median;
 	struct bench_alloc_ctx *x;
+	struct bench_sum *medians;
 	struct bench_cell *cell;
+	unsigned int k, i;
+	void **args;
 	int ret = 0;
 
 	x = kcalloc(nr, sizeof(*x), GFP_KERNEL);
-	sums = kcalloc(nr * rounds, sizeof(*sums), GFP_KERNEL);
+	args = kcalloc(nr, sizeof(*args), GFP_KERNEL);
+	medians = kcalloc(nr, sizeof(*medians), GFP_KERNEL);
 	cell = kzalloc(sizeof(*cell), GFP_KERNEL);
-	if (!x || !sums || !cell) {
+	if (!x || !args || !medians || !cell) {
 		ret = -ENOMEM;
 		goto out;
 	}
+	cell->body = bench_w_churn;
 	for (k = 0; k < cfg->nr_threads && !ret; k++) {
 		for (i = 0; i < nr; i++) {
 			x[i] = (struct bench_alloc_ctx){ .ops = ops[i], .start = 1,
 							 .end = BENCH_CHURN_END };
 			x[i].ba = ops[i]->init(x[i].start, x[i].end);
+			args[i] = &x[i];
 			if (IS_ERR(x[i].ba)) {
 				pr_err("%s: allocator init failed: %ld\n",
 				       ops[i]->name, PTR_ERR(x[i].ba));
 				bench_result_line("error workload=churn impl=%s items=0 ret=%ld",
 						  ops[i]->name, PTR_ERR(x[i].ba));
 				(*failures)++;
-				x[i].ba = NULL;
+				args[i] = NULL;
 			}
 		}
-		cell->body = bench_w_churn;
 		cell->threads = cfg->threads[k];
-		for (r = 0; r < rounds && !ret; r++) {
-			for (i = 0; i < nr && !ret; i++) {
-				if (!x[i].ba)
-					continue;
-				cell->arg = &x[i];
-				ret = bench_cell_round(cell, cfg, cfg->seed + 7 * k,
-						       r, &sums[i * rounds + r]);
-			}
-		}
+		ret = bench_cells_measure(cell, cfg, cfg->seed + 7 * k, args, nr,
+					  medians);
 		for (i = 0; i < nr; i++) {
-			if (!x[i].ba)
+			if (!args[i])
 				continue;
-			if (!ret) {
-				bench_sum_median(&sums[i * rounds], rounds, &median);
-				bench_result("churn", ops[i]->name, 0, &median,
+			if (!ret)
+				bench_result("churn", ops[i]->name, 0, &medians[i],
 					     "ring=%u max_units=%u", BENCH_RING,
 					     BENCH_CHURN_MAX);
-			}
 			ops[i]->destroy(x[i].ba);
 		}
 	}
 out:
 	kfree(cell);
-	kfree(sums);
+	kfree(medians);
+	kfree(args);
 	kfree(x);
 	return ret;
 }

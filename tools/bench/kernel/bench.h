@@ -281,11 +281,9 @@ int bench_cell_run(struct bench_cell *cell, u64 seed);
 struct bench_thread *bench_thread_init(struct bench_cell *cell,
 				       unsigned int i, u64 seed);
 u64 bench_sum_rate(const struct bench_sum *sum);
-int bench_cell_round(struct bench_cell *cell, const struct bench_config *cfg,
-		     u64 seed, unsigned int r, struct bench_sum *sum);
-void bench_sum_median(struct bench_sum *sums, unsigned int n,
-		      struct bench_sum *median);
-unsigned int bench_rounds(const struct bench_config *cfg);
+int bench_cells_measure(struct bench_cell *cell, const struct bench_config *cfg,
+			u64 seed, void *const *args, unsigned int nr,
+			struct bench_sum *medians);
 int bench_cell_measure(struct bench_cell *cell, const struct bench_config *cfg,
 		       u64 seed, struct bench_sum *median);
 

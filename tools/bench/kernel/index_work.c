@@ -326,12 +326,9 @@ static void bench_index_teardown(struct bench_index_ctx *x)
  * @failures:  incremented for each index that could not be built
  *
  * Every index is built and preloaded first, each over items of its own.
- * Then each cell runs its rounds index after index: round 1 on every
- * index, round 2 on every index, and so on, and each index reports the
- * median of its rounds.  The host's speed drifts by tens of percent over
- * the minutes a pass takes on these shared, emulated machines; run back
- * to back, a peer's figure would carry the drift of its own turn, and a
- * ratio the drift between two turns.
+ * Then each cell runs its rounds interleaved across the indexes
+ * (bench_cells_measure()), and each index reports the median of its
+ * rounds.
  *
  * Context: Process context; sleeps.
  * Return: 0, -ENOMEM if the pass's own arrays could not be allocated, or
@@ -342,16 +339,18 @@ int bench_indexes_run(const struct bench_config *cfg,
 		      unsigned long items, unsigned int workloads,
 		      unsigned int *failures)
 {
-	unsigned int rounds = bench_rounds(cfg), w, k, r, i;
 	struct bench_index_ctx *x;
-	struct bench_sum *sums, median;
+	struct bench_sum *medians;
 	struct bench_cell *cell;
+	unsigned int w, k, i;
+	void **args;
 	int ret = 0;
 
 	x = kcalloc(nr, sizeof(*x), GFP_KERNEL);
-	sums = kcalloc(nr * rounds, sizeof(*sums), GFP_KERNEL);
+	args = kcalloc(nr, sizeof(*args), GFP_KERNEL);
+	medians = kcalloc(nr, sizeof(*medians), GFP_KERNEL);
 	cell = kzalloc(sizeof(*cell), GFP_KERNEL);
-	if (!x || !sums || !cell) {
+	if (!x || !args || !medians || !cell) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -370,29 +369,23 @@ int bench_indexes_run(const struct bench_config *cfg,
 	for (w = 0; w < BENCH_W_NR; w++) {
 		if (!(workloads & BIT(w)) || !bench_index_body[w])
 			continue;
+		/* The indexes that lack the workload sit it out. */
+		for (i = 0; i < nr; i++)
+			args[i] = x[i].ops && (x[i].ops->workloads & BIT(w)) ?
+				  &x[i] : NULL;
+		cell->body = bench_index_body[w];
 		for (k = 0; k < cfg->nr_threads; k++) {
-			u64 seed = cfg->seed + w * 131 + k;
-
-			for (r = 0; r < rounds; r++) {
-				for (i = 0; i < nr; i++) {
-					if (!x[i].ops || !(x[i].ops->workloads & BIT(w)))
-						continue;
-					cell->body = bench_index_body[w];
-					cell->arg = &x[i];
-					cell->threads = cfg->threads[k];
-					ret = bench_cell_round(cell, cfg, seed, r,
-							       &sums[i * rounds + r]);
-					if (ret)
-						goto out;
-				}
-			}
-			for (i = 0; i < nr; i++) {
-				if (!x[i].ops || !(x[i].ops->workloads & BIT(w)))
-					continue;
-				bench_sum_median(&sums[i * rounds], rounds, &median);
-				bench_result(bench_workload_names[w],
-					     x[i].ops->name, items, &median, NULL);
-			}
+			cell->threads = cfg->threads[k];
+			ret = bench_cells_measure(cell, cfg,
+						  cfg->seed + w * 131 + k,
+						  args, nr, medians);
+			if (ret)
+				goto out;
+			for (i = 0; i < nr; i++)
+				if (args[i])
+					bench_result(bench_workload_names[w],
+						     x[i].ops->name, items,
+						     &medians[i], NULL);
 		}
 	}
 out:
@@ -400,7 +393,8 @@ out:
 		for (i = 0; i < nr; i++)
 			bench_index_teardown(&x[i]);
 	kfree(cell);
-	kfree(sums);
+	kfree(medians);
+	kfree(args);
 	kfree(x);
 	return ret;
 }

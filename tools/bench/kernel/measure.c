@@ -11,6 +11,7 @@
 #include <linux/kernel.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include "bench.h"
 
@@ -76,19 +77,10 @@ u64 bench_sum_rate(const struct bench_sum *sum)
 	return mul_u64_u64_div_u64(sum->ops, NSEC_PER_SEC, sum->ns);
 }
 
-/**
- * bench_cell_round() - run round @r of a cell and add up its threads
- * @cell: body, arg and threads filled in
- * @cfg:  cell time
- * @seed: the cell's seed; round @r runs with a seed of its own
- * @r:    the round's number
- * @sum:  what the round measured
- *
- * Context: Process context; sleeps for about cfg->cell_ms.
- * Return: 0, or -errno if a thread could not be created.
- */
-int bench_cell_round(struct bench_cell *cell, const struct bench_config *cfg,
-		     u64 seed, unsigned int r, struct bench_sum *sum)
+/* Run round @r of a cell and add up its threads. */
+static int bench_cell_round(struct bench_cell *cell,
+			    const struct bench_config *cfg, u64 seed,
+			    unsigned int r, struct bench_sum *sum)
 {
 	int ret;
 
@@ -100,17 +92,12 @@ int bench_cell_round(struct bench_cell *cell, const struct bench_config *cfg,
 	return 0;
 }
 
-/**
- * bench_sum_median() - the median of a cell's rounds
- * @sums:   the rounds, in the order they ran; sorted by rate on return
- * @n:      rounds, at least 1
- * @median: the median round by ops per second, with the slowest and
- *          fastest rates and the errors of every round
- *
- * Context: Any.
+/*
+ * The median round of @n (at least 1) by ops per second, with the slowest
+ * and fastest rates and the errors of every round; sorts @sums by rate.
  */
-void bench_sum_median(struct bench_sum *sums, unsigned int n,
-		      struct bench_sum *median)
+static void bench_sum_median(struct bench_sum *sums, unsigned int n,
+			     struct bench_sum *median)
 {
 	struct bench_sum tmp;
 	unsigned int r, i;
@@ -133,40 +120,76 @@ void bench_sum_median(struct bench_sum *sums, unsigned int n,
 	median->rate_max = bench_sum_rate(&sums[n - 1]);
 }
 
-/* The rounds a configuration asks for, within what the arrays hold. */
-unsigned int bench_rounds(const struct bench_config *cfg)
+/**
+ * bench_cells_measure() - one cell on several peers, rounds interleaved
+ * @cell:    body and threads filled in; its arg is set to each peer's in
+ *           turn
+ * @cfg:     cell time, rounds
+ * @seed:    seeds the first round; each round gets its own, the same for
+ *           every peer
+ * @args:    each peer's arg for the body, NULL for a peer that sits out
+ * @nr:      peers
+ * @medians: each running peer's median round by ops per second, with the
+ *           slowest and fastest rates and the errors of every round
+ *
+ * Round 1 runs on every peer, then round 2 on every peer, and so on: the
+ * host's speed drifts by tens of percent over minutes on these shared,
+ * emulated machines, and run back to back a peer's figure would carry the
+ * drift of its own turn, and a ratio the drift between two turns.
+ *
+ * Context: Process context; sleeps for about rounds * cell_ms per peer.
+ * Return: 0, -ENOMEM, or -errno if a thread could not be created.
+ */
+int bench_cells_measure(struct bench_cell *cell, const struct bench_config *cfg,
+			u64 seed, void *const *args, unsigned int nr,
+			struct bench_sum *medians)
 {
-	return clamp(cfg->rounds, 1U, (unsigned int)BENCH_MAX_ROUNDS);
+	unsigned int n = clamp(cfg->rounds, 1U, (unsigned int)BENCH_MAX_ROUNDS);
+	struct bench_sum *sums;
+	unsigned int r, i;
+	int ret = 0;
+
+	sums = kcalloc(nr * n, sizeof(*sums), GFP_KERNEL);
+	if (!sums)
+		return -ENOMEM;
+	for (r = 0; r < n; r++) {
+		for (i = 0; i < nr; i++) {
+			if (!args[i])
+				continue;
+			cell->arg = args[i];
+			ret = bench_cell_round(cell, cfg, seed, r,
+					       &sums[i * n + r]);
+			if (ret)
+				goto out;
+		}
+	}
+	for (i = 0; i < nr; i++)
+		if (args[i])
+			bench_sum_median(&sums[i * n], n, &medians[i]);
+out:
+	kfree(sums);
+	return ret;
 }
 
 /**
- * bench_cell_measure() - run a cell's rounds back to back and take the median
+ * bench_cell_measure() - run a cell's rounds on one peer and take the median
  * @cell:   body, arg and threads filled in
  * @cfg:    cell time, rounds
  * @seed:   seeds the first round; each round gets its own
- * @median: see bench_sum_median()
+ * @median: see bench_cells_measure()
  *
  * For the frag workload, whose peers each hold a layout of up to a
- * million ranges of their own.  The index and churn workloads interleave
- * their peers' rounds instead (bench_indexes_run(), bench_alloc_churn()).
+ * million ranges of their own and so run one at a time.
  *
  * Context: Process context; sleeps for about rounds * cell_ms.
- * Return: 0, or -errno if a thread could not be created.
+ * Return: 0, -ENOMEM, or -errno if a thread could not be created.
  */
 int bench_cell_measure(struct bench_cell *cell, const struct bench_config *cfg,
 		       u64 seed, struct bench_sum *median)
 {
-	struct bench_sum sums[BENCH_MAX_ROUNDS];
-	unsigned int r, n = bench_rounds(cfg);
-	int ret;
+	void *arg = cell->arg;
 
-	for (r = 0; r < n; r++) {
-		ret = bench_cell_round(cell, cfg, seed, r, &sums[r]);
-		if (ret)
-			return ret;
-	}
-	bench_sum_median(sums, n, median);
-	return 0;
+	return bench_cells_measure(cell, cfg, seed, &arg, 1, median);
 }
 
 /**
