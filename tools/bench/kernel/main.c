@@ -323,7 +323,8 @@ static void bench_run(const struct bench_plan *p)
 		for (i = 0, nr = 0; i < ARRAY_SIZE(bench_all_allocators); i++)
 			if (p->alloc_mask & BIT(i))
 				allocators[nr++] = bench_all_allocators[i];
-		ret = bench_alloc_churn(&p->cfg, allocators, nr, &failures);
+		ret = nr ? bench_alloc_churn(&p->cfg, allocators, nr,
+					     &failures) : 0;
 		if (ret)
 			bench_failed(&failures, "churn", "all", 0, ret);
 	}

@@ -212,7 +212,7 @@ int main(int argc, char **argv)
 		for (i = 0; i < ARRAY_SIZE(bench_all_allocators); i++)
 			if (alloc_mask & BIT(i))
 				allocators[nr++] = bench_all_allocators[i];
-		ret = bench_alloc_churn(&cfg, allocators, nr, &failures);
+		ret = nr ? bench_alloc_churn(&cfg, allocators, nr, &failures) : 0;
 		if (ret) {
 			failures++;
 			bench_result_line("error workload=churn impl=all items=0 ret=%d",
