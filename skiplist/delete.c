@@ -66,14 +66,6 @@ static void sl_leaf_merge(struct sl_list *list, struct sl_locked *held,
 	sl_finger_forget(list, right);
 }
 
-#ifndef __KERNEL__
-/*
- * Userspace tests only: called between a delete's unlock and its gap
- * note, so a test can insert there (test_delete_note_race).
- */
-void (*sl_delete_note_window)(struct sl_list *list, unsigned long key);
-#endif
-
 /*
  * Remove the slot starting at @key (and only if it is @expect, when that
  * is given).  Returns the slot removed, or NULL.
@@ -130,16 +122,17 @@ retry:
 out:
 	sl_unlock_all(&held);
 	if (victim) {
+		sl_window(list, SL_WIN_DELETE_UNLOCKED, .key = key,
+			  .leaf = victim);
 		sl_tower_unlink(list, victim);
+		sl_window(list, SL_WIN_DELETE_UNLINKED, .key = key,
+			  .leaf = victim);
 		sl_dir_retire(list, victim);
 	}
 	if (gap) {
 		sl_gap_raise(list, owner, gap);
 	} else if (slot) {
-#ifndef __KERNEL__
-		if (sl_delete_note_window)
-			sl_delete_note_window(list, key);
-#endif
+		sl_window(list, SL_WIN_DELETE_NOTE, .key = key);
 		sl_gap_note(list, key);
 		/*
 		 * A slot inserted at @key since the unlock takes that note for

@@ -238,6 +238,7 @@ static void sl_dir_rebuild(struct work_struct *work)
 	full = dir && !sl_dir_fill(list, dir, cap);
 	if (dir && !full)
 		sl_dir_fill_buckets(dir);
+	sl_window(list, SL_WIN_DIR_FILLED, .key = 0);
 	if (!full) {
 		rcu_assign_pointer(list->dir, dir);
 		/* Published before the sweep reads which leaves died. */

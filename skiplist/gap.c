@@ -429,7 +429,8 @@ static unsigned long sl_gap_count_slots(struct sl_list *list,
  * The largest bound among the links at @level - 1 whose spans lie in
  * [@owner->lo, @end).
  */
-static unsigned long sl_gap_count_links(struct sl_leaf *owner,
+static unsigned long sl_gap_count_links(struct sl_list *list,
+					struct sl_leaf *owner,
 					unsigned int level, unsigned long end,
 					bool bounded)
 {
@@ -448,20 +449,12 @@ static unsigned long sl_gap_count_links(struct sl_leaf *owner,
 		if (word == SL_GAP_SEALED)
 			return SL_GAP_MAX;
 		largest = max(largest, sl_gap_bound(word));
+		sl_window(list, SL_WIN_GAP_COUNT_LINK, .leaf = leaf,
+			  .level = level);
 		leaf = rcu_dereference(link->next);
 	}
 	return largest;
 }
-
-#ifndef __KERNEL__
-/*
- * Userspace tests only: called between a tightening's recount and its
- * store, so a test can put a raise exactly there (test_gap_race).
- */
-void (*sl_gap_tighten_window)(struct sl_list *list, unsigned long lo,
-			      unsigned long end, bool bounded,
-			      unsigned int level);
-#endif
 
 /*
  * Recompute the bound of @owner's link at @level from the level below,
@@ -490,12 +483,10 @@ static void sl_gap_tighten(struct sl_list *list, struct sl_leaf *owner,
 	else if (level == 1)
 		bound = sl_gap_count_slots(list, owner, end, !!next);
 	else
-		bound = sl_gap_count_links(owner, level, end, !!next);
+		bound = sl_gap_count_links(list, owner, level, end, !!next);
 	bound = min(bound, sl_gap_bound(old));
-#ifndef __KERNEL__
-	if (sl_gap_tighten_window)
-		sl_gap_tighten_window(list, owner->lo, end, next, level);
-#endif
+	sl_window(list, SL_WIN_GAP_TIGHTEN, .key = owner->lo, .leaf = owner,
+		  .level = level, .end = end);
 	cmpxchg(&link->gap, busy, sl_gap_pack(bound, sl_gap_gen(busy) + 1));
 }
 

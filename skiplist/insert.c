@@ -211,6 +211,7 @@ retry:
 	}
 	sl_leaf_split(list, &held, leaf, spare, pos, slot);
 	sl_unlock_all(&held);
+	sl_window(list, SL_WIN_SPLIT_PUBLISHED, .key = key, .leaf = spare);
 	sl_tower_link(list, spare);
 	sl_dir_changed(list);
 	if (gap)

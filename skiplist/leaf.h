@@ -12,6 +12,7 @@
 #include <linux/rcupdate.h>
 #include <linux/percpu.h>
 #include "skiplist.h"
+#include "window.h"
 
 /*
  * Keys per leaf.  64 won the sweep of 8 to 128 recorded in

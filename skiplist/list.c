@@ -38,6 +38,10 @@
 DEFINE_PER_CPU(unsigned long, sl_key_load_count);
 #endif
 
+#ifndef __KERNEL__
+void (*sl_window_hook)(const struct sl_window_at *at);
+#endif
+
 /**
  * sl_init() - initialise an empty list
  * @list: the list

@@ -61,6 +61,7 @@ static struct sl_leaf *sl_descend_towers(struct sl_list *list,
 		sl_count(*loads);
 		if (key <= READ_ONCE(leaf->hi))
 			return leaf;
+		sl_window(list, SL_WIN_SEARCH_HOP, .key = key, .leaf = leaf);
 		leaf = next;
 	}
 }
@@ -87,6 +88,7 @@ static __always_inline struct sl_leaf *sl_start(struct sl_list *list,
 		sl_count(*loads);
 		if (key <= READ_ONCE(leaf->hi))
 			return leaf;
+		sl_window(list, SL_WIN_SEARCH_HOP, .key = key, .leaf = leaf);
 		leaf = rcu_dereference(leaf->next);
 		if (leaf) {
 			sl_count(*loads);
@@ -339,14 +341,6 @@ static bool sl_read_prev_last(const struct sl_leaf *leaf,
 	return !read_seqcount_retry(&prev->seq, seq);
 }
 
-#ifndef __KERNEL__
-/*
- * Userspace tests only: called once a lookup's snapshot is open, so a test
- * can change the leaf exactly there (test_torn_lookup).
- */
-void (*sl_lookup_window)(struct sl_list *list, unsigned long key);
-#endif
-
 /**
  * sl_lookup() - find the slot containing a key
  * @list: the list
@@ -367,10 +361,7 @@ struct sl_slot *sl_lookup(struct sl_list *list, unsigned long key)
 	for (;;) {
 		sl_locate(list, &pos, leaf, key, &loads);
 		leaf = pos.leaf;
-#ifndef __KERNEL__
-		if (sl_lookup_window)
-			sl_lookup_window(list, key);
-#endif
+		sl_window(list, SL_WIN_LOOKUP_SNAPSHOT, .key = key, .leaf = leaf);
 		if (pos.idx >= 0) {
 			start = READ_ONCE(leaf->keys[pos.idx]);
 			slot = READ_ONCE(leaf->slots[pos.idx]);

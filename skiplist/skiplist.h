@@ -144,15 +144,4 @@ void sl_stats(struct sl_list *list, struct sl_stats *stats);
 unsigned long sl_key_loads(void);
 int sl_check(struct sl_list *list);
 
-#ifndef __KERNEL__
-/* Userspace test harness only: gap.c calls it inside a tightening. */
-extern void (*sl_gap_tighten_window)(struct sl_list *list, unsigned long lo,
-				     unsigned long end, bool bounded,
-				     unsigned int level);
-/* Userspace test harness only: search.c calls it inside a lookup. */
-extern void (*sl_lookup_window)(struct sl_list *list, unsigned long key);
-/* Userspace test harness only: delete.c calls it before its gap note. */
-extern void (*sl_delete_note_window)(struct sl_list *list, unsigned long key);
-#endif
-
 #endif /* _SKIPLIST_H */

@@ -834,16 +834,15 @@ static unsigned long sl_race_removed;
  * the one after it is in the span too), so that the gap it leaves is one
  * the recount did not see.
  */
-static void sl_race_window(struct sl_list *list, unsigned long lo,
-			   unsigned long end, bool bounded, unsigned int level)
+static void sl_race_window(const struct sl_window_at *at)
 {
-	unsigned long key = ((lo + 1) & ~1UL) + 2;
+	unsigned long key = ((at->key + 1) & ~1UL) + 2;
 	struct sl_slot *slot;
 
-	if (level != 1 || sl_race_removed != ULONG_MAX ||
-	    (bounded && key + 2 >= end))
+	if (at->win != SL_WIN_GAP_TIGHTEN || at->level != 1 ||
+	    sl_race_removed != ULONG_MAX || (at->end && key + 2 >= at->end))
 		return;
-	slot = sl_remove(list, key);
+	slot = sl_remove(at->list, key);
 	if (slot) {
 		sl_race_removed = key;
 		sl_test_item_free(sl_test_item_of(slot));
@@ -874,9 +873,9 @@ static void test_gap_race(void)
 		return;
 	}
 	sl_race_removed = ULONG_MAX;
-	sl_gap_tighten_window = sl_race_window;
+	sl_window_hook = sl_race_window;
 	ret = sl_insert_hole(&list, &item->slot, 2, 1, 0, 2 * n, 0, GFP_KERNEL);
-	sl_gap_tighten_window = NULL;
+	sl_window_hook = NULL;
 	SL_EXPECT(sl_race_removed != ULONG_MAX);
 	/* The new gap lay behind the search: it may miss it this once. */
 	if (ret == -ENOSPC)
@@ -911,11 +910,13 @@ static void sl_window_insert(struct sl_list *list,
 static struct sl_test_item *sl_note_item;
 
 /* Inside the window, put a shorter slot where the one removed began. */
-static void sl_note_window(struct sl_list *list, unsigned long key)
+static void sl_note_window(const struct sl_window_at *at)
 {
+	if (at->win != SL_WIN_DELETE_NOTE)
+		return;
 	if (sl_note_item)
-		sl_note_item->slot.key = key;
-	sl_window_insert(list, &sl_note_item);
+		sl_note_item->slot.key = at->key;
+	sl_window_insert(at->list, &sl_note_item);
 }
 
 /* Tighten every bound to the one-unit gaps: a search that cannot succeed. */
@@ -957,7 +958,7 @@ static void test_delete_note_race(void)
 	}
 	sl_note_tighten(&list, probe, 3 * n - 1);
 	sl_note_item = item;
-	sl_delete_note_window = sl_note_window;
+	sl_window_hook = sl_note_window;
 	for (i = 1; i < n - 1 && sl_note_item; i++) {
 		slot = sl_remove(&list, 3 * i);
 		if (!SL_EXPECT(slot))
@@ -973,7 +974,7 @@ static void test_delete_note_race(void)
 		}
 		sl_note_tighten(&list, probe, 3 * n - 1);
 	}
-	sl_delete_note_window = NULL;
+	sl_window_hook = NULL;
 	if (SL_EXPECT(!sl_note_item))
 		SL_EXPECT(sl_check(&list) == 0);
 	else
@@ -985,9 +986,10 @@ static void test_delete_note_race(void)
 static struct sl_test_item *sl_torn_item;
 
 /* Inside the window, put a slot before the one the lookup has found. */
-static void sl_torn_window(struct sl_list *list, unsigned long key)
+static void sl_torn_window(const struct sl_window_at *at)
 {
-	sl_window_insert(list, &sl_torn_item);
+	if (at->win == SL_WIN_LOOKUP_SNAPSHOT)
+		sl_window_insert(at->list, &sl_torn_item);
 }
 
 /*
@@ -1008,9 +1010,9 @@ static void test_torn_lookup(void)
 		sl_test_destroy(&list);
 		return;
 	}
-	sl_lookup_window = sl_torn_window;
+	sl_window_hook = sl_torn_window;
 	SL_EXPECT(sl_test_lookup(&list, 105) == 100);
-	sl_lookup_window = NULL;
+	sl_window_hook = NULL;
 	SL_EXPECT(!sl_torn_item);
 	SL_EXPECT(sl_test_lookup(&list, 50) == 50);
 	SL_EXPECT(sl_check(&list) == 0);

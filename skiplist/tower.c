@@ -83,6 +83,8 @@ void sl_tower_link(struct sl_list *list, struct sl_leaf *leaf)
 
 	sl_raise_level(list, leaf->height);
 	for (level = 1; level < leaf->height; level++) {
+		sl_window(list, SL_WIN_LINK_LEVEL, .key = leaf->lo, .leaf = leaf,
+			  .level = level);
 		for (;;) {
 			struct sl_locked held = {};
 			struct sl_leaf *pred, *succ;
@@ -147,6 +149,8 @@ static bool sl_unlink_level(struct sl_list *list, struct sl_leaf *leaf,
 		 */
 		WRITE_ONCE(plink->lo, link->lo);
 		rcu_assign_pointer(plink->next, succ);
+		sl_window(list, SL_WIN_UNLINK_SWITCHED, .key = leaf->lo,
+			  .leaf = leaf, .level = level);
 		/* Its span is the predecessor's now, and so are its gaps. */
 		sl_gap_absorb(link, plink);
 		done = true;
