@@ -574,12 +574,12 @@ int sl_range_alloc(struct sl_range_alloc *ra, unsigned long size,
 		return -ENOMEM;
 	range->state = SL_RANGE_NEW;
 	ret = sl_insert_hole(&ra->list, &range->slot, size, align, min, max,
-			     hint, gfp);
+			     hint, NULL, gfp);
 	/* Cached ranges may be all that is in the way. */
 	if (ret == -ENOSPC &&
 	    sl_range_reclaim_overlapping(ra, min, max ? max - 1 : ULONG_MAX))
 		ret = sl_insert_hole(&ra->list, &range->slot, size, align, min,
-				     max, hint, gfp);
+				     max, hint, NULL, gfp);
 	if (ret) {
 		kfree(range);
 		return ret;

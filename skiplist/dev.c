@@ -123,6 +123,7 @@ static long sl_dev_insert_hole(struct sl_dev *dev, void __user *uarg)
 {
 	struct sl_ioc_insert_hole req;
 	struct sl_dev_extent *ext;
+	unsigned long start;
 	int ret;
 
 	if (copy_from_user(&req, uarg, sizeof(req)))
@@ -134,13 +135,17 @@ static long sl_dev_insert_hole(struct sl_dev *dev, void __user *uarg)
 		return -ENOMEM;
 	ext->value = req.value;
 	ret = sl_insert_hole(dev->list, &ext->slot, req.size, req.align,
-			     req.min, req.max, req.hint, GFP_KERNEL_ACCOUNT);
+			     req.min, req.max, req.hint, &start,
+			     GFP_KERNEL_ACCOUNT);
 	if (ret) {
 		kfree(ext);
 		return ret;
 	}
-	/* Read before the extent is reachable by a racing delete. */
-	req.key = ext->slot.key;
+	/*
+	 * Not ext->slot.key: another thread on this file may have deleted
+	 * the extent, and its grace period ended, since it went in.
+	 */
+	req.key = start;
 	if (copy_to_user(uarg, &req, sizeof(req)))
 		return -EFAULT;
 	return 0;

@@ -23,6 +23,10 @@
  *         @max (0 means no limit below ULONG_MAX + 1)
  * @hint:  where to start looking, inside [@min, @max); the search wraps to
  *         @min if nothing fits above it.  Pass @min for plain first fit.
+ * @start: set to the start claimed, on success, or NULL.  A caller that
+ *         does not own @slot exclusively must read the start here: once
+ *         @slot is in the list, another context may remove it and free it
+ *         after a grace period, before this function has returned.
  * @gfp:   allocation flags, used if a leaf must be split
  *
  * The lowest fitting start at or above @hint is taken, else the lowest
@@ -36,9 +40,9 @@
 int sl_insert_hole(struct sl_list *list, struct sl_slot *slot,
 		   unsigned long size, unsigned long align,
 		   unsigned long min, unsigned long max, unsigned long hint,
-		   gfp_t gfp)
+		   unsigned long *start, gfp_t gfp)
 {
-	unsigned long from, start, room = max ? max - 1 : ULONG_MAX;
+	unsigned long from, at, room = max ? max - 1 : ULONG_MAX;
 	bool found;
 	int ret;
 
@@ -49,7 +53,7 @@ int sl_insert_hole(struct sl_list *list, struct sl_slot *slot,
 	from = hint;
 	for (;;) {
 		rcu_read_lock();
-		found = sl_gap_find(list, from, room, size, align, &start);
+		found = sl_gap_find(list, from, room, size, align, &at);
 		rcu_read_unlock();
 		if (!found) {
 			if (from == min)
@@ -58,13 +62,15 @@ int sl_insert_hole(struct sl_list *list, struct sl_slot *slot,
 			from = min;
 			continue;
 		}
-		slot->key = start;
+		slot->key = at;
 		slot->size = size;
 		ret = sl_insert_slot(list, slot, gfp);
+		if (!ret && start)
+			*start = at;
 		if (ret != -EEXIST)
 			return ret;
 		/* Another writer took it first; look on from there. */
-		from = start;
+		from = at;
 	}
 }
 EXPORT_SYMBOL_GPL(sl_insert_hole);

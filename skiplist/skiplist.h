@@ -126,7 +126,7 @@ int sl_insert(struct sl_list *list, struct sl_slot *slot, gfp_t gfp);
 int sl_insert_hole(struct sl_list *list, struct sl_slot *slot,
 		   unsigned long size, unsigned long align,
 		   unsigned long min, unsigned long max, unsigned long hint,
-		   gfp_t gfp);
+		   unsigned long *start, gfp_t gfp);
 int sl_erase(struct sl_list *list, struct sl_slot *slot);
 int sl_resize(struct sl_list *list, struct sl_slot *slot, unsigned long size);
 struct sl_slot *sl_remove(struct sl_list *list, unsigned long key);

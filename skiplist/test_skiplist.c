@@ -484,13 +484,12 @@ static int sl_test_hole(struct sl_list *list, unsigned long size,
 	if (!item)
 		return -ENOMEM;
 	ret = sl_insert_hole(list, &item->slot, size, align, min, max, hint,
-			     GFP_KERNEL);
+			     key, GFP_KERNEL);
 	if (ret) {
 		kfree(item);
 		return ret;
 	}
-	*key = item->slot.key;
-	return item->slot.size == size ? 0 : -EUCLEAN;
+	return item->slot.size == size && item->slot.key == *key ? 0 : -EUCLEAN;
 }
 
 static void test_insert_hole(void)
@@ -815,7 +814,7 @@ static void test_enomem(void)
 		for (i = 0; item && ret == -ENOMEM && i < 64; i++) {
 			shim_fail_nth(1);
 			ret = sl_insert_hole(&list, &item->slot, 8, 8, 0, 0, 0,
-					     GFP_KERNEL);
+					     NULL, GFP_KERNEL);
 			shim_fail_off();
 			bad += ret == -ENOMEM && sl_test_items(&list) != n;
 		}
@@ -874,13 +873,14 @@ static void test_gap_race(void)
 	}
 	sl_race_removed = ULONG_MAX;
 	sl_window_hook = sl_race_window;
-	ret = sl_insert_hole(&list, &item->slot, 2, 1, 0, 2 * n, 0, GFP_KERNEL);
+	ret = sl_insert_hole(&list, &item->slot, 2, 1, 0, 2 * n, 0, NULL,
+			     GFP_KERNEL);
 	sl_window_hook = NULL;
 	SL_EXPECT(sl_race_removed != ULONG_MAX);
 	/* The new gap lay behind the search: it may miss it this once. */
 	if (ret == -ENOSPC)
 		ret = sl_insert_hole(&list, &item->slot, 2, 1, 0, 2 * n, 0,
-				     GFP_KERNEL);
+				     NULL, GFP_KERNEL);
 	SL_EXPECT(ret == 0);
 	if (ret)
 		kfree(item);
@@ -923,7 +923,7 @@ static void sl_note_window(const struct sl_window_at *at)
 static void sl_note_tighten(struct sl_list *list, struct sl_test_item *probe,
 			    unsigned long end)
 {
-	SL_EXPECT(sl_insert_hole(list, &probe->slot, 2, 1, 0, end, 0,
+	SL_EXPECT(sl_insert_hole(list, &probe->slot, 2, 1, 0, end, 0, NULL,
 				 GFP_KERNEL) == -ENOSPC);
 }
 

@@ -170,13 +170,12 @@ static int sl_bench_insert_hole(struct bench_index *idx, unsigned long size,
 	if (!item)
 		return -ENOMEM;
 	ret = sl_insert_hole((struct sl_list *)idx, &item->slot, size, align,
-			     min, max, min, GFP_KERNEL);
+			     min, max, min, key, GFP_KERNEL);
 	sl_bench_tick();
 	if (ret) {
 		free(item);
 		return ret;
 	}
-	*key = item->slot.key;
 	return 0;
 }
 

@@ -251,7 +251,7 @@ static void do_insert_hole(struct sl_list *list)
 	}
 	/* A window ending at the top of the key space is "no limit", 0. */
 	ret = sl_insert_hole(list, &item->slot, size, align, base + min,
-			     base + max, base + hint, GFP_KERNEL);
+			     base + max, base + hint, NULL, GFP_KERNEL);
 	if (ret == -ENOMEM && !want_ret) {
 		enomem_seen++;
 		item_free_now(item);

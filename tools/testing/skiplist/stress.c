@@ -181,8 +181,7 @@ static void writer_op(struct thread *t)
 		call = tick();
 		rcu_read_lock();
 		ret = sl_insert_hole(&list, &item->slot, CELL, CELL, lo * CELL,
-				     hi * CELL, key, GFP_ATOMIC);
-		key = item->slot.key;
+				     hi * CELL, key, &key, GFP_ATOMIC);
 		id = item->id;
 		rcu_read_unlock();
 		if (!ret) {
