@@ -1,21 +1,109 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * RCU on liburcu, with the checks the kernel's lockdep-RCU makes:
- * rcu_dereference() outside a read-side section aborts, and so does
+ * RCU for the userspace build, with the checks the kernel's lockdep-RCU
+ * makes: rcu_dereference() outside a read-side section aborts, and so does
  * rcu_dereference_protected() whose condition is false.  Unlike the
  * kernel's tools/ shims, synchronize_rcu() really waits and
  * rcu_assign_pointer() really orders.
  *
- * The tests use the memb flavour, which needs nothing from its threads.
- * The benchmark (SHIM_RCU_QSBR) uses the QSBR flavour, whose read-side
- * sections cost nothing, like the kernel's; its threads report quiescent
- * states with shim_rcu_quiescent(), as scheduler ticks do in the kernel.
+ * Three flavours:
+ *  - SHIM_RCU_PRECISE, the tests' (rcu.c): a grace period waits for the
+ *    readers that started before it and for no other.  liburcu's grace
+ *    periods also wait for readers that start while they run, and so hide
+ *    every use after free by a reader that found an object after call_rcu()
+ *    (Documentation/testing.rst, "Precise RCU").
+ *  - SHIM_RCU_QSBR, the benchmark's: liburcu's QSBR flavour, whose
+ *    read-side sections cost nothing, like the kernel's; its threads report
+ *    quiescent states with shim_rcu_quiescent(), as scheduler ticks do in
+ *    the kernel.
+ *  - neither: liburcu's memb flavour, which needs nothing from its threads.
  */
 #ifndef _SHIM_RCU_H
 #define _SHIM_RCU_H
 
 #include "base.h"
-#ifdef SHIM_RCU_QSBR
+
+#undef rcu_read_lock
+#undef rcu_read_unlock
+#undef rcu_dereference
+#undef rcu_assign_pointer
+
+extern __thread int shim_rcu_depth;
+extern __thread bool shim_rcu_registered;
+
+#if defined(SHIM_RCU_PRECISE)
+/*
+ * The kernel's callback_head, plus the grace-period sequence number the
+ * callback waits for.
+ */
+struct rcu_head {
+	struct rcu_head *next;
+	void (*func)(struct rcu_head *head);
+	unsigned long stamp;
+};
+
+/**
+ * struct shim_rcu_reader - a registered thread, as grace periods see it
+ * @start: the grace-period sequence number read when its outermost
+ *         read-side section began; 0 outside any section
+ * @next:  the next registered thread
+ */
+struct shim_rcu_reader {
+	unsigned long start;
+	struct shim_rcu_reader *next;
+};
+
+extern __thread struct shim_rcu_reader shim_rcu_self;
+extern unsigned long shim_rcu_gp_seq;
+extern unsigned long shim_rcu_oldest;
+void shim_rcu_process(void);
+
+/*
+ * After the depth went up.  A section nested in another one, or in a
+ * signal handler that interrupted rcu_read_lock() between the depth and
+ * @start, finds @start set and keeps it: an older start only makes grace
+ * periods wait longer.
+ */
+static inline void shim_urcu_read_lock(void)
+{
+	if (__atomic_load_n(&shim_rcu_self.start, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&shim_rcu_self.start,
+			 __atomic_load_n(&shim_rcu_gp_seq, __ATOMIC_SEQ_CST),
+			 __ATOMIC_RELAXED);
+	/* Published before the section reads anything (rcu.c). */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/*
+ * After the depth went down.  The outermost unlock clears @start and runs
+ * the callbacks it was the last to hold back: those are the oldest, and
+ * it can only have held them back if it started no later than they did.
+ */
+static inline void shim_urcu_read_unlock(void)
+{
+	unsigned long start, oldest;
+
+	if (shim_rcu_depth)
+		return;
+	start = __atomic_load_n(&shim_rcu_self.start, __ATOMIC_RELAXED);
+	__atomic_store_n(&shim_rcu_self.start, 0, __ATOMIC_RELEASE);
+	/* Cleared before the queue is read; pairs with the scan (rcu.c). */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	oldest = __atomic_load_n(&shim_rcu_oldest, __ATOMIC_RELAXED);
+	if (oldest && start <= oldest)
+		shim_rcu_process();
+}
+
+#define shim_rcu_quiescent()	do { } while (0)
+
+void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head));
+void synchronize_rcu(void);
+void rcu_barrier(void);
+/* Callbacks invoked so far, for the tests of this flavour. */
+unsigned long shim_rcu_callbacks_done(void);
+
+#elif defined(SHIM_RCU_QSBR)
 #include <urcu-qsbr.h>
 #define shim_urcu_read_lock	urcu_qsbr_read_lock
 #define shim_urcu_read_unlock	urcu_qsbr_read_unlock
@@ -36,21 +124,21 @@
 #undef rcu_dereference
 #undef rcu_assign_pointer
 
-extern __thread int shim_rcu_depth;
-extern __thread bool shim_rcu_registered;
-
 static inline void rcu_read_lock(void)
 {
 	SHIM_ASSERT(shim_rcu_registered,
 		    "rcu_read_lock() in a thread not registered with RCU");
-	shim_urcu_read_lock();
 	shim_rcu_depth++;
+	barrier();
+	shim_urcu_read_lock();
 }
 
 static inline void rcu_read_unlock(void)
 {
 	SHIM_ASSERT(shim_rcu_depth > 0, "rcu_read_unlock() without lock");
+	barrier();
 	shim_rcu_depth--;
+	barrier();
 	shim_urcu_read_unlock();
 }
 
@@ -89,9 +177,9 @@ void shim_rcu_register(void);
 void shim_rcu_unregister(void);
 
 /*
- * kfree_rcu(): liburcu's callbacks get only the rcu_head, not the offset
- * the kernel encodes, so the object's address travels in a node of its
- * own (malloc, outside the fault injection).
+ * kfree_rcu(): the callbacks get only the rcu_head, not the offset the
+ * kernel encodes, so the object's address travels in a node of its own
+ * (malloc, outside the fault injection).
  */
 void shim_kfree_rcu(const void *obj);
 #define kfree_rcu(ptr, field)	shim_kfree_rcu(ptr)
