@@ -24,9 +24,15 @@
  *    below the next leaf's @lo, the head's @lo 0 and the last @hi ULONG_MAX.
  *  - Slots never overlap, in a leaf or across leaves.
  *  - Only the head may be empty.
- *  - A leaf's @lo never changes; a leaf reachable from any level is either
- *    alive or dead with its pointers frozen, and is freed only after a grace
- *    period once it is unreachable from every level.
+ *  - A leaf's @lo never changes.  A leaf that a live leaf, a tower or the
+ *    directory names is alive, or dead with its pointers frozen, and it is
+ *    freed a grace period after the last of those stops naming it.  A dead
+ *    leaf's frozen @next and @prev keep nothing alive: the leaf they name
+ *    may be merged away and freed while the dead leaf is still found
+ *    through its tower or the directory.  A search therefore follows a
+ *    dead leaf's tower links, which unlinking top down keeps safe, and
+ *    never its level 0 pointers (search.c, "Which pointers a search may
+ *    follow").
  *  - No leaf, alive or dead, holds a pointer to a slot that was removed
  *    from the list (vacated entries are cleared).
  */

@@ -11,6 +11,39 @@
  * exactly the slots whose keys lie in [lo, hi], because every writer that
  * moves keys between leaves or changes a fence does so inside the write
  * sections of every leaf involved.
+ *
+ * Which pointers a search may follow.  A leaf is freed a grace period
+ * after the list stops naming it, but a dead leaf that a tower or the
+ * directory still names keeps its pointers frozen, and the leaves those
+ * name may die and be freed meanwhile.  So:
+ *  - A leaf's @next may be followed if the search read @dead == 0 in that
+ *    leaf anywhere in its read-side section, before or after.  The leaf N
+ *    it names is freed after the merge that kills N, under the lock of the
+ *    leaf before N.  If that is our leaf, the merge overwrites our @next
+ *    and we read the old value: our section began before the merge.  If
+ *    not, our leaf died while it named N (only a live leaf's @next is ever
+ *    rewritten), and its merge handed N to the leaf before it under that
+ *    leaf's lock; every leaf that names N afterwards got it from the last
+ *    under its lock, N's merge among them.  Either way the death of our
+ *    leaf, which came after we read it alive, happens before N's
+ *    call_rcu(), and the grace period waits for our section.  Leaves
+ *    reached from the head along level 0, or from a leaf seen alive, are
+ *    safe by the same argument, one step at a time.
+ *  - A leaf found through the directory or a tower may have died before
+ *    the search began.  Its @next may name a leaf merged away and queued
+ *    to RCU before the search began, whose grace period does not wait for
+ *    it (issue 18).  It is handed back dead, and the callers go left of
+ *    it (sl_left_of_dead()); its @next is never followed.
+ *  - A tower link may be followed from any leaf the descent reached
+ *    through the towers, dead or alive.  A leaf N after a dead leaf D at
+ *    level L is unlinked there only once D is (sl_tower_unlink() waits for
+ *    a dying predecessor), and D is unlinked top down: the descent read the
+ *    link that led it to D, at level L or above, before D's unlink there,
+ *    which happens before N's unlink at L, before N's call_rcu().  Level 0
+ *    breaks that order (a leaf dies there first, before its tower goes),
+ *    which is why the rule above is needed.
+ *  - A dead leaf's @prev is never followed: it froze at death
+ *    (sl_left_of_dead()).
  */
 #include <linux/export.h>
 #include "leaf.h"
@@ -62,6 +95,9 @@ static struct sl_leaf *sl_descend_towers(struct sl_list *list,
 		if (key <= READ_ONCE(leaf->hi))
 			return leaf;
 		sl_window(list, SL_WIN_SEARCH_HOP, .key = key, .leaf = leaf);
+		/* A tower may have led here after it died: see the top. */
+		if (READ_ONCE(leaf->dead))
+			return leaf;
 		leaf = next;
 	}
 }
@@ -73,10 +109,13 @@ static struct sl_leaf *sl_descend_towers(struct sl_list *list,
  * rebuild with @key on the far side.  Then the next leaf, most often the
  * split's right half, is tried once; beyond it the descent bounds the
  * search, where a walk along level 0 would not (appends past the last
- * entry).  Following a leaf's next pointer is safe under RCU dead or
- * alive (directory.c), and sl_locate() checks whatever this returns.
+ * entry).  The leaf the directory names may have died since the search
+ * began, and then its next pointer may name a freed leaf: a dead leaf is
+ * returned as it is (top of the file), and its callers go left of it.
  * Inline in the searches here, as is sl_locate(): under emulation every
  * call and return costs a lookup of the next translation block.
+ *
+ * Return: a leaf at or left of the one covering @key, possibly dead.
  */
 static __always_inline struct sl_leaf *sl_start(struct sl_list *list,
 						unsigned long key,
@@ -89,6 +128,9 @@ static __always_inline struct sl_leaf *sl_start(struct sl_list *list,
 		if (key <= READ_ONCE(leaf->hi))
 			return leaf;
 		sl_window(list, SL_WIN_SEARCH_HOP, .key = key, .leaf = leaf);
+		/* Dead before the search found it, maybe: see the top. */
+		if (READ_ONCE(leaf->dead))
+			return leaf;
 		leaf = rcu_dereference(leaf->next);
 		if (leaf) {
 			sl_count(*loads);
@@ -99,7 +141,7 @@ static __always_inline struct sl_leaf *sl_start(struct sl_list *list,
 	return sl_descend_towers(list, key, loads);
 }
 
-/* sl_start(), for the writers (locking.c). */
+/* sl_start(), for the writers (locking.c); the leaf may be dead. */
 struct sl_leaf *sl_descend(struct sl_list *list, unsigned long key,
 			   unsigned int *loads)
 {

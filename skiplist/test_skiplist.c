@@ -1018,6 +1018,233 @@ static void test_torn_lookup(void)
 	SL_EXPECT(sl_check(&list) == 0);
 	sl_test_destroy(&list);
 }
+
+/*
+ * A dead leaf's level 0 next pointer (issue 18, defect 1).  The interleaving
+ * these tests force, with P, D, A consecutive leaves:
+ *  - T1 deletes D's last key but enough for D to merge into P, and stops
+ *    after it unlocked (SL_WIN_DELETE_UNLOCKED): D is dead, its next
+ *    pointer frozen at A, and the directory and D's tower still name it;
+ *  - T2 (the test's own thread) empties A enough to merge it into P: A has
+ *    no tower, so it goes to call_rcu() at once;
+ *  - R starts after that, is sent to D by the directory (a split made A
+ *    after the last rebuild) or by D's tower, finds its key above D's upper
+ *    fence, and is about to step to D->next (SL_WIN_SEARCH_HOP); there it
+ *    lets T1 finish.  A's grace period did not wait for R, which started
+ *    after it, and the precise RCU (tools/testing/skiplist/shim/rcu.c)
+ *    frees A in T1's rcu_read_unlock();
+ *  - R goes on.  Following D->next would read A after its free, and a
+ *    writer (an insert, whose sl_lock_covering() starts the same way) would
+ *    lock a spinlock in it.
+ */
+#include <pthread.h>
+#include <sched.h>
+
+struct sl_dead_hop {
+	struct sl_list list;
+	struct sl_leaf *dead;		/* D */
+	unsigned long kill_key;		/* T1 removes it: D merges into P */
+	unsigned long empty_key;	/* T2 removes it: A merges into P */
+	unsigned long probe_key;	/* R looks it up or inserts there */
+	bool writer;			/* R inserts rather than looks up */
+	int t1_stalled, t1_go, t1_done, hopped, r_done;
+	unsigned long found;		/* R's lookup: the key found, or ~0 */
+	int inserted;			/* R's insert: its return */
+};
+
+static struct sl_dead_hop sl_hop;
+static __thread bool sl_hop_is_t1, sl_hop_is_reader;
+
+static void sl_hop_set(int *flag)
+{
+	__atomic_store_n(flag, 1, __ATOMIC_RELEASE);
+}
+
+static void sl_hop_wait(int *flag)
+{
+	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+static void sl_dead_hop_window(const struct sl_window_at *at)
+{
+	if (at->leaf != sl_hop.dead)
+		return;
+	if (at->win == SL_WIN_DELETE_UNLOCKED && sl_hop_is_t1) {
+		sl_hop_set(&sl_hop.t1_stalled);
+		sl_hop_wait(&sl_hop.t1_go);
+	} else if (at->win == SL_WIN_SEARCH_HOP && sl_hop_is_reader &&
+		   !sl_hop.hopped) {
+		sl_hop.hopped = 1;
+		sl_hop_set(&sl_hop.t1_go);
+		sl_hop_wait(&sl_hop.t1_done);
+	}
+}
+
+static void *sl_dead_hop_t1(void *arg)
+{
+	shim_rcu_register();
+	sl_hop_is_t1 = true;
+	SL_EXPECT(sl_test_remove(&sl_hop.list, sl_hop.kill_key));
+	sl_hop_set(&sl_hop.t1_done);
+	shim_rcu_unregister();
+	return NULL;
+}
+
+static void *sl_dead_hop_reader(void *arg)
+{
+	shim_rcu_register();
+	sl_hop_is_reader = true;
+	if (sl_hop.writer)
+		sl_hop.inserted = sl_test_insert(&sl_hop.list,
+						 sl_hop.probe_key, 1);
+	else
+		sl_hop.found = sl_test_lookup(&sl_hop.list, sl_hop.probe_key);
+	sl_hop_set(&sl_hop.r_done);
+	shim_rcu_unregister();
+	return NULL;
+}
+
+/* Remove @leaf's keys from index @keep on, from the last; no merges. */
+static void sl_hop_shrink(struct sl_list *list, struct sl_leaf *leaf,
+			  int keep)
+{
+	int i, bad = 0;
+
+	for (i = leaf->nr - 1; i >= keep; i--)
+		bad += !sl_test_remove(list, leaf->keys[i]);
+	SL_EXPECT(bad == 0 && leaf->nr == keep);
+}
+
+/*
+ * Build the list and find P, D and A: three full leaves after a full one
+ * (so that shrinking P merges nothing), D with a tower when R is to reach
+ * it through one, A without.  P keeps one key, then, with @dir, A is
+ * made after the directory's rebuild by splitting D.  D and A keep
+ * SL_MERGE_LOW keys each: no delete merges anything until T1's and T2's,
+ * and then
+ * 1 + 2 * (SL_MERGE_LOW - 1) <= SL_MERGE_MAX lets both merge into P.
+ */
+static bool sl_dead_hop_setup(bool dir)
+{
+	struct sl_list *list = &sl_hop.list;
+	unsigned long n = (dir ? 80 : 40) * SL_LEAF_KEYS, i, bad = 0;
+	struct sl_leaf *pp, *p, *d, *a = NULL;
+	bool ok = false;
+
+	for (i = 0; i < n; i++)
+		bad += sl_test_insert(list, i * 4, 2) != 0;
+	if (!SL_EXPECT(bad == 0))
+		return false;
+	flush_work(&list->dir_work);
+	if (!SL_EXPECT(!rcu_access_pointer(list->dir) == !dir))
+		return false;
+	/* Single-threaded from here until the test starts its threads. */
+	rcu_read_lock();
+	for (pp = rcu_dereference(list->head->next); pp;
+	     pp = rcu_dereference(pp->next)) {
+		p = rcu_dereference(pp->next);
+		d = p ? rcu_dereference(p->next) : NULL;
+		a = d ? rcu_dereference(d->next) : NULL;
+		if (!a || !rcu_access_pointer(a->next) || pp->nr != SL_LEAF_KEYS ||
+		    p->nr != SL_LEAF_KEYS || d->nr != SL_LEAF_KEYS ||
+		    a->nr != SL_LEAF_KEYS)
+			continue;
+		if (!dir && (d->height < 2 || a->height != 1))
+			continue;
+		rcu_read_unlock();
+		/* While D is full: P's last keys go with no merge. */
+		sl_hop_shrink(list, p, 1);
+		if (dir) {
+			/* Split D in the middle: A, its right half, is new. */
+			if (!SL_EXPECT(sl_test_insert(list, d->keys[0] + 2, 1) == 0))
+				return false;
+			rcu_read_lock();
+			a = rcu_dereference(d->next);
+			if (a->height != 1) {
+				/* A tower: try further right. */
+				pp = a;
+				continue;
+			}
+			rcu_read_unlock();
+		}
+		ok = true;
+		break;
+	}
+	if (!ok) {
+		rcu_read_unlock();
+		return SL_EXPECT(ok);
+	}
+	sl_hop_shrink(list, d, SL_MERGE_LOW);
+	sl_hop_shrink(list, a, SL_MERGE_LOW);
+	SL_EXPECT(sl_check(list) == 0);
+	sl_hop.dead = d;
+	sl_hop.kill_key = d->keys[SL_MERGE_LOW - 1];
+	sl_hop.empty_key = a->keys[SL_MERGE_LOW - 1];
+	/* In A's range, above D's fence; gone with T2's delete if A had one. */
+	sl_hop.probe_key = a->keys[0] + (sl_hop.writer ? 2 : 0);
+	return true;
+}
+
+static void sl_dead_hop_run(bool dir, bool writer)
+{
+	struct sl_list *list = &sl_hop.list;
+	pthread_t t1, r;
+	struct sl_leaf *a;
+
+	memset(&sl_hop, 0, sizeof(sl_hop));
+	sl_hop.writer = writer;
+	if (!SL_EXPECT(sl_init(list, GFP_KERNEL) == 0))
+		return;
+	if (!sl_dead_hop_setup(dir)) {
+		sl_test_destroy(list);
+		return;
+	}
+	sl_window_hook = sl_dead_hop_window;
+	pthread_create(&t1, NULL, sl_dead_hop_t1, NULL);
+	sl_hop_wait(&sl_hop.t1_stalled);
+	/* D is dead, frozen with next at A. */
+	rcu_read_lock();
+	a = rcu_dereference(sl_hop.dead->next);
+	SL_EXPECT(READ_ONCE(sl_hop.dead->dead));
+	rcu_read_unlock();
+	/* T2: A merges into P and, with no tower, goes to RCU. */
+	SL_EXPECT(sl_test_remove(list, sl_hop.empty_key));
+	SL_EXPECT(READ_ONCE(a->dead));
+	/* R starts after A's call_rcu(). */
+	pthread_create(&r, NULL, sl_dead_hop_reader, NULL);
+	sl_hop_wait(&sl_hop.r_done);
+	/* If R never reached the window, T1 still waits there. */
+	sl_hop_set(&sl_hop.t1_go);
+	pthread_join(r, NULL);
+	pthread_join(t1, NULL);
+	sl_window_hook = NULL;
+	SL_EXPECT(sl_hop.hopped);
+	if (writer) {
+		SL_EXPECT(sl_hop.inserted == 0);
+		SL_EXPECT(sl_test_lookup(list, sl_hop.probe_key) ==
+			  sl_hop.probe_key);
+	} else {
+		SL_EXPECT(sl_hop.found == (SL_MERGE_LOW > 1 ?
+					   sl_hop.probe_key : ULONG_MAX));
+	}
+	SL_EXPECT(sl_check(list) == 0);
+	sl_test_destroy(list);
+}
+
+/* The directory names D: a lookup, then an insert (sl_lock_covering()). */
+static void test_dead_hop_directory(void)
+{
+	sl_dead_hop_run(true, false);
+	sl_dead_hop_run(true, true);
+}
+
+/* No directory; D's tower leads to it, the walk along level 0 goes on. */
+static void test_dead_hop_tower(void)
+{
+	sl_dead_hop_run(false, false);
+	sl_dead_hop_run(false, true);
+}
 #endif
 
 /* The extent map's tests (extent/test_extent.c); they use the above. */
@@ -1051,6 +1278,8 @@ static const struct sl_test_case sl_test_cases[] = {
 	{ "gap_race", test_gap_race },
 	{ "delete_note_race", test_delete_note_race },
 	{ "torn_lookup", test_torn_lookup },
+	{ "dead_hop_directory", test_dead_hop_directory },
+	{ "dead_hop_tower", test_dead_hop_tower },
 #endif
 	/* The extent map: extent/test_extent.c. */
 	{ "em_add_overlap", test_em_add_overlap },
