@@ -12,22 +12,36 @@
  *    of every key closing the phase.
  * Objects are poisoned when their grace period ends, and every slot a
  * reader is handed is checked against the poison, so a slot that the index
- * hands out after it is gone is caught (or trips AddressSanitizer).
+ * hands out after it is gone is caught (or trips AddressSanitizer).  The
+ * RCU is the precise one (shim/rcu.c): a grace period waits for no reader
+ * that started after it, so such a slot is freed under the reader that
+ * found it, not after.
+ *
+ * Two options make the run meaner:
+ *  - --stall delays threads at random at every window (stall.c), so the
+ *    transient states (a leaf merged and not yet unlinked, ...) are met
+ *    often; the run ends with the stalls per window.
+ *  - --check-ms N runs sl_check() every N ms while the phase runs: a
+ *    checker thread closes a gate that writers pass between operations,
+ *    waits until none is inside one, checks, and opens it again; readers
+ *    go on meanwhile.
  *
  * Keys live on a grid of cells 16 units apart and extents never leave
  * their cell, so overlap only happens within a key, which keeps the
  * per-key check exact.
  *
  * Usage: stress [--seconds S] [--phases P] [--writers W] [--readers R]
- *               [--cells C] [--seed N]
+ *               [--cells C] [--seed N] [--stall] [--check-ms N]
  */
 #include <getopt.h>
 #include <signal.h>
 #include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 #include <time.h>
 #include "item.h"
 #include "history.h"
+#include "stall.h"
 
 #define CELL		16
 
@@ -60,6 +74,7 @@ struct thread {
 	pthread_t tid;
 	int id;
 	bool writer;
+	int inside;		/* a writer inside an operation (the gate) */
 	u64 rng;
 	struct hist_event *ev;
 	size_t nr, cap;
@@ -252,16 +267,48 @@ static void reader_op(struct thread *t)
 	rcu_read_unlock();
 }
 
+/*
+ * The checker's gate.  A writer says it is inside, then looks at the gate;
+ * the checker closes the gate, then looks at the writers.  Both with full
+ * barriers in between: either the writer sees the gate closed and backs
+ * out, or the checker sees it inside and waits.
+ */
+static int gate_closed;
+
+static bool gate_enter(struct thread *t)
+{
+	for (;;) {
+		__atomic_store_n(&t->inside, 1, __ATOMIC_SEQ_CST);
+		if (!__atomic_load_n(&gate_closed, __ATOMIC_SEQ_CST))
+			return true;
+		__atomic_store_n(&t->inside, 0, __ATOMIC_RELEASE);
+		while (__atomic_load_n(&gate_closed, __ATOMIC_ACQUIRE)) {
+			if (READ_ONCE(stop_now))
+				return false;
+			sched_yield();
+		}
+	}
+}
+
+static void gate_leave(struct thread *t)
+{
+	__atomic_store_n(&t->inside, 0, __ATOMIC_RELEASE);
+}
+
 static void *thread_main(void *arg)
 {
 	struct thread *t = arg;
 
 	shim_rcu_register();
 	while (!READ_ONCE(stop_now)) {
-		if (t->writer)
+		if (t->writer) {
+			if (!gate_enter(t))
+				break;
 			writer_op(t);
-		else
+			gate_leave(t);
+		} else {
 			reader_op(t);
+		}
 		t->ops++;
 	}
 	shim_rcu_unregister();
@@ -276,6 +323,48 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/*
+ * The checker thread (--check-ms): sl_check() while the phase runs, every
+ * @ms, or four times as long as the gate stayed closed the last time if
+ * that is longer, so that writers run at least four fifths of the time.
+ */
+struct checker {
+	pthread_t tid;
+	struct thread *writers;
+	unsigned int nr_writers, ms;
+	unsigned long checks;
+	double closed;		/* seconds the gate was closed */
+	int failed;
+};
+
+static void *checker_main(void *arg)
+{
+	struct checker *c = arg;
+	double pause = c->ms * 1e-3, t0;
+	unsigned int i;
+
+	shim_rcu_register();
+	while (!READ_ONCE(stop_now) && !c->failed) {
+		usleep(pause * 1e6);
+		t0 = now();
+		__atomic_store_n(&gate_closed, 1, __ATOMIC_SEQ_CST);
+		for (i = 0; i < c->nr_writers; i++)
+			while (__atomic_load_n(&c->writers[i].inside,
+					       __ATOMIC_SEQ_CST))
+				sched_yield();
+		if (sl_check(&list))
+			c->failed = 1;
+		else
+			c->checks++;
+		__atomic_store_n(&gate_closed, 0, __ATOMIC_RELEASE);
+		t0 = now() - t0;
+		c->closed += t0;
+		pause = max(c->ms * 1e-3, 4 * t0);
+	}
+	shim_rcu_unregister();
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -285,9 +374,15 @@ int main(int argc, char **argv)
 		{ "readers", required_argument, NULL, 'r' },
 		{ "cells", required_argument, NULL, 'c' },
 		{ "seed", required_argument, NULL, 'S' },
+		{ "stall", no_argument, NULL, 'T' },
+		{ "check-ms", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int writers = 2, readers = 2, phases = 8, p, i;
+	struct checker checker = { .ms = 0 };
+	unsigned long checks = 0;
+	double closed = 0;
+	bool stall = false;
 	struct hist_initial *initial = NULL, *final;
 	size_t ninitial = 0, nfinal, total;
 	struct thread *threads, closing = { .id = -1 };
@@ -304,14 +399,19 @@ int main(int argc, char **argv)
 		case 'r': readers = atoi(optarg); break;
 		case 'c': cells = strtoul(optarg, NULL, 0); break;
 		case 'S': seed = strtoull(optarg, NULL, 0); break;
+		case 'T': stall = true; break;
+		case 'C': checker.ms = atoi(optarg); break;
 		default: return 2;
 		}
 	}
 	if (!phases || !cells || !writers)
 		return 2;
-	printf("stress: %.0f s in %u phases, %u writers, %u readers, %lu cells, seed %llu\n",
+	printf("stress: %.0f s in %u phases, %u writers, %u readers, %lu cells, seed %llu%s",
 	       seconds, phases, writers, readers, cells,
-	       (unsigned long long)seed);
+	       (unsigned long long)seed, stall ? ", stalls at every window" : "");
+	if (checker.ms)
+		printf(", sl_check every %u ms", checker.ms);
+	printf("\n");
 	shim_random_seed(seed);
 	signal(SIGALRM, watchdog);
 	shim_rcu_register();
@@ -321,6 +421,10 @@ int main(int argc, char **argv)
 	final = calloc(cells, sizeof(*final));
 	if (!threads || !final)
 		return 1;
+	checker.writers = threads;
+	checker.nr_writers = writers;
+	if (stall)
+		stall_start(seed);
 
 	for (p = 0; p < phases && !ret; p++) {
 		unsigned long ops = 0;
@@ -340,12 +444,27 @@ int main(int argc, char **argv)
 			pthread_create(&threads[i].tid, NULL, thread_main,
 				       &threads[i]);
 		}
+		checker.checks = 0;
+		if (checker.ms)
+			pthread_create(&checker.tid, NULL, checker_main,
+				       &checker);
 		while (now() - t0 < seconds / phases)
 			usleep(20000);
 		WRITE_ONCE(stop_now, 1);
 		for (i = 0; i < writers + readers; i++) {
 			pthread_join(threads[i].tid, NULL);
 			ops += threads[i].ops;
+		}
+		if (checker.ms)
+			pthread_join(checker.tid, NULL);
+		checks += checker.checks;
+		closed += checker.closed;
+		checker.closed = 0;
+		if (checker.failed) {
+			fprintf(stderr, "stress: phase %u: invariant violated while the phase ran, after %lu checks\n",
+				p, checker.checks);
+			ret = 1;
+			break;
 		}
 
 		/* Quiescent: structure, counts, then the history. */
@@ -397,9 +516,12 @@ int main(int argc, char **argv)
 			ret = 1;
 		}
 		free(all);
-		printf("stress: phase %u (%s): %.2f Mops/s, %zu events checked, %lu items, %lu leaves: %s\n",
+		printf("stress: phase %u (%s): %.2f Mops/s, %zu events checked, %lu items, %lu leaves",
 		       p, mix->name, ops / (seconds / phases) / 1e6, total,
-		       stats.items, stats.leaves, ret ? "FAIL" : "ok");
+		       stats.items, stats.leaves);
+		if (checker.ms)
+			printf(", %lu checks while running", checker.checks);
+		printf(": %s\n", ret ? "FAIL" : "ok");
 		fflush(stdout);
 		/* The closing state opens the next phase. */
 		free(initial);
@@ -409,6 +531,13 @@ int main(int argc, char **argv)
 	}
 
 	alarm(0);
+	if (checker.ms)
+		printf("stress: sl_check ran %lu times while the phases ran, writers held back %.0f%% of the time\n",
+		       checks, 100 * closed / seconds);
+	if (stall) {
+		stall_stop();
+		stall_report(stdout, "stress");
+	}
 	sl_destroy(&list, item_destroy_slot, NULL);
 	shim_modules_unload();
 	rcu_barrier();
