@@ -4,25 +4,32 @@
  * it is reached: the windows of a writer in the middle of a structural
  * change (a split published, a merge before its unlink, a link switched)
  * come once per split or merge and stall one time in four, which keeps
- * the list in those states for a good part of the run; the windows inside
- * every search (a lookup's snapshot, a hop along level 0) come millions of
- * times a second and stall one time in 512, which still makes thousands of
- * stalls a second without starving the readers.  A stall yields the CPU,
- * or one time in four sleeps 1 to 100 us, long enough for another thread
- * to run a whole operation there; but a thread holding a lock only
- * yields, as a kernel thread holding a spinlock can be held up by an
- * interrupt but not put to sleep, and its waiters spin.
+ * the list in those states for a good part of the run; the gap search's
+ * and the delete's note come once or more per operation and stall one
+ * time in 16 to 64; the windows inside every search (a lookup's snapshot,
+ * a hop along level 0) come millions of times a second and stall one time
+ * in 512, which still makes thousands of stalls a second without starving
+ * the readers, but one time in four when the leaf they hold is dead.
+ *
+ * Half of the stalls hold the CPU for 1 to 20 us, as an interrupt would;
+ * a quarter yield it; a quarter sleep 1 to 100 us, long enough for other
+ * threads to run whole operations meanwhile.  A thread holding a lock
+ * only spins: a kernel thread holding a spinlock can be held up by an
+ * interrupt (or, in a guest, by its vCPU being preempted) but not put to
+ * sleep, and yielding with a lock held made its waiters spin through
+ * whole time slices here.
  */
 #include <sched.h>
+#include <time.h>
 #include <unistd.h>
-#include <linux/spinlock.h>
-#include "window.h"
+#include "leaf.h"
 #include "stall.h"
 
 /* One draw in this many stalls, per window; others get the default. */
 static const unsigned int stall_every[SL_WIN_NR] = {
 	[SL_WIN_LOOKUP_SNAPSHOT] = 512,
 	[SL_WIN_SEARCH_HOP] = 512,
+	[SL_WIN_DELETE_NOTE] = 32,
 	[SL_WIN_GAP_COUNT_LINK] = 64,
 	[SL_WIN_GAP_TIGHTEN] = 16,
 };
@@ -44,8 +51,10 @@ static const char *const stall_names[SL_WIN_NR] = {
 };
 
 static unsigned long stall_reached[SL_WIN_NR], stall_stalled[SL_WIN_NR];
+static unsigned long stall_dead[SL_WIN_NR];
 static void (*stall_prev)(const struct sl_window_at *at);
 static u64 stall_seed;
+static bool stall_on;
 static unsigned int stall_threads;
 
 static u64 stall_rand(void)
@@ -66,6 +75,19 @@ static u64 stall_rand(void)
 	return rng;
 }
 
+/* Hold the CPU for @us microseconds, as an interrupt would. */
+static void stall_spin(unsigned int us)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		cpu_relax();
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L +
+		 (t.tv_nsec - t0.tv_nsec) < us * 1000L);
+}
+
 static void stall_hook(const struct sl_window_at *at)
 {
 	unsigned int every;
@@ -77,20 +99,32 @@ static void stall_hook(const struct sl_window_at *at)
 		return;
 	__atomic_add_fetch(&stall_reached[at->win], 1, __ATOMIC_RELAXED);
 	every = stall_every[at->win] ?: STALL_EVERY_DEFAULT;
+	/*
+	 * A search holding a dead leaf is a transient state of its own, and a
+	 * rare one: the leaves that leaf names may be freed while it waits.
+	 * It stalls as often as a writer's windows do.
+	 */
+	if (at->leaf && READ_ONCE(at->leaf->dead)) {
+		__atomic_add_fetch(&stall_dead[at->win], 1, __ATOMIC_RELAXED);
+		every = min(every, STALL_EVERY_DEFAULT);
+	}
 	r = stall_rand();
-	if (r % every)
+	if (!stall_on || r % every)
 		return;
 	__atomic_add_fetch(&stall_stalled[at->win], 1, __ATOMIC_RELAXED);
 	r >>= 32;
-	if (r % 4 || shim_locks_held || shim_rwlocks_held)
+	if (r % 4 < 2 || shim_locks_held || shim_rwlocks_held)
+		stall_spin(1 + (r >> 2) % 20);
+	else if (r % 4 == 2)
 		sched_yield();
 	else
 		usleep(1 + (r >> 2) % 100);
 }
 
-void stall_start(u64 seed)
+void stall_start(u64 seed, bool stall)
 {
 	stall_seed = seed;
+	stall_on = stall;
 	stall_prev = sl_window_hook;
 	sl_window_hook = stall_hook;
 }
@@ -116,8 +150,9 @@ unsigned int stall_report(FILE *out, const char *prog)
 			missed++;
 			continue;
 		}
-		fprintf(out, "%s: stall: %-16s %10lu stalls of %12lu reached\n",
-			prog, name, stall_stalled[w], stall_reached[w]);
+		fprintf(out, "%s: stall: %-16s %10lu stalls of %12lu reached, %lu with a dead leaf\n",
+			prog, name, stall_stalled[w], stall_reached[w],
+			stall_dead[w]);
 	}
 	return missed;
 }

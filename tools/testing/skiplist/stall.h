@@ -4,7 +4,8 @@
  * thread is delayed now and then, so that other threads meet the list in
  * the transient state the window marks (a leaf merged but not unlinked, a
  * link switched but its gap bound not absorbed, ...) often rather than by
- * luck.  Each window is counted: reached, and stalled.
+ * luck.  Each window is counted: reached, reached by a thread holding a
+ * dead leaf, and stalled.
  */
 #ifndef _TEST_STALL_H
 #define _TEST_STALL_H
@@ -13,11 +14,11 @@
 #include <linux/kernel.h>
 
 /*
- * Install the stall hook.  A hook installed before (another test mode)
- * still runs, first.  @seed makes the draws of each thread repeatable
- * (their interleaving is not).
+ * Install the stall hook; with !@stall it only counts.  A hook installed
+ * before (another test mode) still runs, first.  @seed makes the draws of
+ * each thread repeatable (their interleaving is not).
  */
-void stall_start(u64 seed);
+void stall_start(u64 seed, bool stall);
 /* Put back the hook that was there before stall_start(). */
 void stall_stop(void);
 /*

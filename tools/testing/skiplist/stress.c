@@ -20,7 +20,8 @@
  * Two options make the run meaner:
  *  - --stall delays threads at random at every window (stall.c), so the
  *    transient states (a leaf merged and not yet unlinked, ...) are met
- *    often; the run ends with the stalls per window.
+ *    often; the run ends with the stalls per window (--count-windows
+ *    counts the windows without stalling, to compare).
  *  - --check-ms N runs sl_check() every N ms while the phase runs: a
  *    checker thread closes a gate that writers pass between operations,
  *    waits until none is inside one, checks, and opens it again; readers
@@ -31,7 +32,8 @@
  * per-key check exact.
  *
  * Usage: stress [--seconds S] [--phases P] [--writers W] [--readers R]
- *               [--cells C] [--seed N] [--stall] [--check-ms N]
+ *               [--cells C] [--seed N] [--stall] [--count-windows]
+ *               [--check-ms N]
  */
 #include <getopt.h>
 #include <signal.h>
@@ -375,6 +377,7 @@ int main(int argc, char **argv)
 		{ "cells", required_argument, NULL, 'c' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "stall", no_argument, NULL, 'T' },
+		{ "count-windows", no_argument, NULL, 'W' },
 		{ "check-ms", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -382,7 +385,7 @@ int main(int argc, char **argv)
 	struct checker checker = { .ms = 0 };
 	unsigned long checks = 0;
 	double closed = 0;
-	bool stall = false;
+	bool stall = false, count_windows = false;
 	struct hist_initial *initial = NULL, *final;
 	size_t ninitial = 0, nfinal, total;
 	struct thread *threads, closing = { .id = -1 };
@@ -400,6 +403,7 @@ int main(int argc, char **argv)
 		case 'c': cells = strtoul(optarg, NULL, 0); break;
 		case 'S': seed = strtoull(optarg, NULL, 0); break;
 		case 'T': stall = true; break;
+		case 'W': count_windows = true; break;
 		case 'C': checker.ms = atoi(optarg); break;
 		default: return 2;
 		}
@@ -423,8 +427,8 @@ int main(int argc, char **argv)
 		return 1;
 	checker.writers = threads;
 	checker.nr_writers = writers;
-	if (stall)
-		stall_start(seed);
+	if (stall || count_windows)
+		stall_start(seed, stall);
 
 	for (p = 0; p < phases && !ret; p++) {
 		unsigned long ops = 0;
@@ -534,7 +538,7 @@ int main(int argc, char **argv)
 	if (checker.ms)
 		printf("stress: sl_check ran %lu times while the phases ran, writers held back %.0f%% of the time\n",
 		       checks, 100 * closed / seconds);
-	if (stall) {
+	if (stall || count_windows) {
 		stall_stop();
 		stall_report(stdout, "stress");
 	}
