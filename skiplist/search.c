@@ -545,7 +545,8 @@ static void sl_iter_seek(struct sl_iter *iter)
  * @pos:  where to start
  * @near: a leaf (live or dead) at or near the one covering @pos; the
  *        cursor is placed by walking from it along level 0, without a
- *        descent from the top
+ *        descent from the top (from a dead one, sl_locate() goes left by
+ *        a descent: its next pointer is not followed, see the top)
  *
  * Context: rcu_read_lock() held.
  */

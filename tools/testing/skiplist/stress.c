@@ -347,7 +347,11 @@ static void *checker_main(void *arg)
 
 	shim_rcu_register();
 	while (!READ_ONCE(stop_now) && !c->failed) {
-		usleep(pause * 1e6);
+		/* In slices, so that the end of the phase need not wait. */
+		for (t0 = now() + pause; now() < t0 && !READ_ONCE(stop_now);)
+			usleep(2000);
+		if (READ_ONCE(stop_now))
+			break;
 		t0 = now();
 		__atomic_store_n(&gate_closed, 1, __ATOMIC_SEQ_CST);
 		for (i = 0; i < c->nr_writers; i++)
