@@ -25,12 +25,23 @@
  *  - A search that tightens a link's bound first marks the word BUSY, then
  *    recomputes the bound from what lies one level below (the bounds of the
  *    links there, or the slots themselves at level 1), and stores it only
- *    if the word is unchanged.  Any raise meeting a BUSY word clears it and
- *    bumps the generation, so the store fails.  Either the raise of level L
- *    comes after BUSY was set, and the store fails; or it came before, and
- *    then the raiser's change below level L was already visible to the
+ *    if the word is unchanged.  Any raise meeting a BUSY word also sets
+ *    DIRTY, so the store fails.  Either the raise of level L comes after
+ *    BUSY was set, and the store fails; or it came before, and then the
+ *    raiser's change below level L was already visible to the
  *    recomputation (both sides order their write before their read with a
  *    full barrier).
+ *  - BUSY belongs to the tightening that set it: no other tightening starts
+ *    on a BUSY word, and only the owner clears BUSY and DIRTY, by its store
+ *    or, when that fails, by dropping the flags and keeping the raised
+ *    bound.  Meanwhile the word only grows (a higher bound, DIRTY) or is
+ *    sealed, so it can never come back to the value the owner set, however
+ *    long the owner stalls (a reader preempted under preemptible RCU).  A
+ *    generation counted in the word instead would come back: 2^15 raises
+ *    and tightenings of a 15-bit one let a stalled store through
+ *    (gap_generation_wrap in test_skiplist.c).  While a tightening is
+ *    stalled, its link keeps whatever bound the raises leave, which is
+ *    never too low, and is not tightened.
  *  - A new link starts at SL_GAP_MAX ("unknown"), so splitting a span
  *    never needs its bound copied, and a raise that found the old cover
  *    re-checks whether a new link now covers its key.
@@ -49,12 +60,13 @@
 #include "leaf.h"
 
 /*
- * The gap word: bit 0 BUSY, bits 1-15 generation, bits 16 and up the
- * bound.  SL_GAP_SEALED marks the link of a leaf unlinked from that level.
+ * The gap word: bit 0 BUSY, bit 1 DIRTY, bits 2-15 zero, bits 16 and up
+ * the bound.  SL_GAP_SEALED, with the bits that are otherwise zero set,
+ * marks the link of a leaf unlinked from that level.
  */
 #define SL_GAP_BUSY		1UL
-#define SL_GAP_GEN_SHIFT	1
-#define SL_GAP_GEN_MASK		0x7fffUL
+#define SL_GAP_DIRTY		2UL
+#define SL_GAP_FLAGS		(SL_GAP_BUSY | SL_GAP_DIRTY)
 #define SL_GAP_BOUND_SHIFT	16
 #define SL_GAP_SEALED		ULONG_MAX
 
@@ -63,16 +75,9 @@ static inline unsigned long sl_gap_bound(unsigned long word)
 	return word >> SL_GAP_BOUND_SHIFT;
 }
 
-static inline unsigned long sl_gap_gen(unsigned long word)
+static inline unsigned long sl_gap_pack(unsigned long bound)
 {
-	return (word >> SL_GAP_GEN_SHIFT) & SL_GAP_GEN_MASK;
-}
-
-static inline unsigned long sl_gap_pack(unsigned long bound,
-					unsigned long gen)
-{
-	return (min(bound, SL_GAP_MAX) << SL_GAP_BOUND_SHIFT) |
-		((gen & SL_GAP_GEN_MASK) << SL_GAP_GEN_SHIFT);
+	return min(bound, SL_GAP_MAX) << SL_GAP_BOUND_SHIFT;
 }
 
 /* Whether a span whose word is @word may hold a gap of @size units. */
@@ -86,14 +91,17 @@ static inline bool sl_gap_may_fit(unsigned long word, unsigned long size)
 /* The word a link starts with: nothing known yet. */
 unsigned long sl_gap_unknown(void)
 {
-	return sl_gap_pack(SL_GAP_MAX, 0);
+	return sl_gap_pack(SL_GAP_MAX);
 }
 
 /*
  * Raise a bound to at least @gap.  Returns false if the link is sealed and
- * the caller must find the link that took its span over.  Ordered: a
- * compare-and-exchange is a full barrier, and the read that decides to do
- * nothing is an acquire, so whatever the caller reads next comes after.
+ * the caller must find the link that took its span over.  A word that a
+ * tightening holds BUSY is marked DIRTY, which fails that tightening's
+ * store; once DIRTY, a raise that finds the bound high enough only reads.
+ * Ordered: a compare-and-exchange is a full barrier, and the read that
+ * decides to do nothing is an acquire, so whatever the caller reads next
+ * comes after.
  */
 static bool sl_gap_raise_word(unsigned long *word, unsigned long gap)
 {
@@ -104,10 +112,12 @@ static bool sl_gap_raise_word(unsigned long *word, unsigned long gap)
 	for (;;) {
 		if (old == SL_GAP_SEALED)
 			return false;
-		if (sl_gap_bound(old) >= gap && !(old & SL_GAP_BUSY))
+		if (sl_gap_bound(old) >= gap &&
+		    (old & SL_GAP_FLAGS) != SL_GAP_BUSY)
 			return true;
-		new = sl_gap_pack(max(sl_gap_bound(old), gap),
-				  sl_gap_gen(old) + 1);
+		new = sl_gap_pack(max(sl_gap_bound(old), gap));
+		if (old & SL_GAP_BUSY)
+			new |= SL_GAP_FLAGS;
 		seen = cmpxchg(word, old, new);
 		if (seen == old)
 			return true;
@@ -466,12 +476,13 @@ static void sl_gap_tighten(struct sl_list *list, struct sl_leaf *owner,
 	struct sl_link *link = sl_gap_link(owner, level);
 	/* Acquire, though only the compare-and-exchange below orders. */
 	unsigned long old = smp_load_acquire(&link->gap), busy, bound, end = 0;
+	unsigned long seen;
 	struct sl_leaf *next;
 
+	/* BUSY is this tightening's alone until it clears it: see above. */
 	if (old == SL_GAP_SEALED || (old & SL_GAP_BUSY))
 		return;
-	busy = sl_gap_pack(sl_gap_bound(old), sl_gap_gen(old) + 1) |
-		SL_GAP_BUSY;
+	busy = old | SL_GAP_BUSY;
 	if (cmpxchg(&link->gap, old, busy) != old)
 		return;
 	/* Everything read from here on comes after BUSY was set. */
@@ -487,7 +498,18 @@ static void sl_gap_tighten(struct sl_list *list, struct sl_leaf *owner,
 	bound = min(bound, sl_gap_bound(old));
 	sl_window(list, SL_WIN_GAP_TIGHTEN, .key = owner->lo, .leaf = owner,
 		  .level = level, .end = end);
-	cmpxchg(&link->gap, busy, sl_gap_pack(bound, sl_gap_gen(busy) + 1));
+	seen = cmpxchg(&link->gap, busy, sl_gap_pack(bound));
+	/*
+	 * A raise got in (DIRTY) or the link was sealed: keep the bound they
+	 * left and give BUSY back.  Only raises change the word meanwhile, so
+	 * this ends as soon as they pause.
+	 */
+	while (seen != busy && seen != SL_GAP_SEALED) {
+		old = seen;
+		seen = cmpxchg(&link->gap, old, old & ~SL_GAP_FLAGS);
+		if (seen == old)
+			break;
+	}
 }
 
 /* One level of a search in progress: the span being walked there. */
@@ -612,7 +634,7 @@ int sl_gap_check_level(struct sl_list *list, unsigned int level)
 		unsigned long word = READ_ONCE(link->gap), largest;
 
 		next = rcu_dereference(link->next);
-		if (word == SL_GAP_SEALED || (word & SL_GAP_BUSY)) {
+		if (word == SL_GAP_SEALED || (word & SL_GAP_FLAGS)) {
 			pr_err("skiplist: check failed: gap word %lx of a live link at level %u\n",
 			       word, level);
 			return -EUCLEAN;

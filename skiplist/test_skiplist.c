@@ -1018,6 +1018,192 @@ static void test_torn_lookup(void)
 	SL_EXPECT(sl_check(&list) == 0);
 	sl_test_destroy(&list);
 }
+
+/*
+ * A second thread for the window tests that need two operations in flight
+ * at once: the test's own thread stalls in a window while the partner runs
+ * an operation, which may stall in a window of its own until the test lets
+ * it go.  The window hook is shared by both threads; sl_on_partner() tells
+ * them apart.
+ */
+enum sl_partner_stage {
+	SL_PARTNER_RUNNING = 1,
+	SL_PARTNER_STALLED,	/* in its window, waiting for @go */
+	SL_PARTNER_DONE,
+};
+
+static struct sl_partner {
+	struct work_struct work;
+	struct sl_list *list;
+	unsigned long key;	/* what the partner works on */
+	int stage;		/* enum sl_partner_stage, written by the partner */
+	bool go;		/* written by the test */
+} sl_partner;
+
+static bool sl_on_partner(void)
+{
+	return current_work() == &sl_partner.work;
+}
+
+static void sl_partner_start(struct sl_list *list, unsigned long key,
+			     work_func_t fn)
+{
+	sl_partner.list = list;
+	sl_partner.key = key;
+	sl_partner.go = false;
+	WRITE_ONCE(sl_partner.stage, SL_PARTNER_RUNNING);
+	INIT_WORK(&sl_partner.work, fn);
+	queue_work(system_unbound_wq, &sl_partner.work);
+}
+
+/* Wait until the partner has stalled or finished; return which. */
+static int sl_partner_wait(void)
+{
+	int stage;
+
+	/* Acquire: what the partner did before it stalled is seen after. */
+	while ((stage = smp_load_acquire(&sl_partner.stage)) <
+	       SL_PARTNER_STALLED)
+		cpu_relax();
+	return stage;
+}
+
+/* Called by the partner in its window: stall until the test says go. */
+static void sl_partner_stall(void)
+{
+	/* Release: what it did so far, for sl_partner_wait(). */
+	smp_store_release(&sl_partner.stage, SL_PARTNER_STALLED);
+	/* Acquire: what the test did meanwhile. */
+	while (!smp_load_acquire(&sl_partner.go))
+		cpu_relax();
+}
+
+static void sl_partner_done(void)
+{
+	/* Release: pairs with the acquire in sl_partner_wait(). */
+	smp_store_release(&sl_partner.stage, SL_PARTNER_DONE);
+}
+
+/* Let a stalled partner go on, and wait until it has finished. */
+static void sl_partner_finish(void)
+{
+	/* Release: pairs with the acquire in sl_partner_stall(). */
+	smp_store_release(&sl_partner.go, true);
+	flush_work(&sl_partner.work);
+}
+
+/*
+ * More rounds than the 15-bit generation the gap word once had could count
+ * (two changes of the word a round), with some to spare.
+ */
+#define SL_WRAP_ROUNDS	((1UL << 15) + 2)
+
+static unsigned long sl_wrap_busy, sl_wrap_rounds;
+static bool sl_wrap_armed;
+
+/*
+ * The partner: searches that look through the head's level-1 span and
+ * tighten it, and raises over it, until one of its tightenings stalls.
+ */
+static void sl_wrap_work(struct work_struct *work)
+{
+	unsigned long at;
+
+	for (sl_wrap_rounds = 0; sl_wrap_rounds < SL_WRAP_ROUNDS;
+	     sl_wrap_rounds++) {
+		if (READ_ONCE(sl_partner.stage) != SL_PARTNER_RUNNING)
+			break;
+		rcu_read_lock();
+		/* Nothing has 4 units: looks through the span, tightens it. */
+		sl_gap_find(sl_partner.list, 0, sl_partner.key - 1, 4, 1, &at);
+		sl_gap_raise(sl_partner.list, 4, 1);
+		rcu_read_unlock();
+	}
+	sl_partner_done();
+}
+
+static void sl_wrap_window(const struct sl_window_at *at)
+{
+	struct sl_leaf *head = at->list->head;
+	unsigned long word;
+
+	if (at->win != SL_WIN_GAP_TIGHTEN || at->level != 1 ||
+	    at->leaf != head)
+		return;
+	word = READ_ONCE(sl_up(head, 1)->gap);
+	if (!sl_on_partner()) {
+		if (!sl_wrap_armed)
+			return;
+		sl_wrap_armed = false;
+		sl_wrap_busy = word;
+		/* A free this recount missed: its raise meets BUSY. */
+		SL_EXPECT(sl_test_remove(at->list, 2));
+		sl_partner_start(at->list, at->end, sl_wrap_work);
+		sl_partner_wait();
+		return;
+	}
+	/* A tightening of the partner's wearing the stalled one's word. */
+	if (word == sl_wrap_busy) {
+		sl_partner_stall();
+		return;
+	}
+	/* Otherwise a raise meets its BUSY, and its store fails. */
+	sl_gap_raise(at->list, 4, 1);
+}
+
+/*
+ * A tightening stalled after its recount (a reader preempted under
+ * preemptible RCU) must not store what it counted once the span has
+ * changed, however many raises and tightenings the link sees meanwhile:
+ * with a generation counted in the gap word, enough of them bring the word
+ * back to the stalled one's BUSY value, and its store went through.  Slots
+ * of one unit at every even key, the head's level-1 span's bound left at
+ * 5 over gaps of 1; a search for two units tightens it and stalls; a free
+ * inside the span makes a gap of three; a partner thread then runs
+ * SL_WRAP_ROUNDS rounds of searches for 4 units that tighten the span,
+ * and raises over it.
+ */
+static void test_gap_generation_wrap(void)
+{
+	unsigned long n = 2000, i, bad = 0, key = 0, end;
+	struct sl_leaf *next;
+	struct sl_list list;
+
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	for (i = 0; i < n; i++)
+		bad += sl_test_insert(&list, 2 * i, 1) != 0;
+	SL_EXPECT(bad == 0);
+	rcu_read_lock();
+	next = rcu_dereference(sl_up(list.head, 1)->next);
+	end = next ? next->lo : 0;
+	rcu_read_unlock();
+	if (!SL_EXPECT(end > 8)) {
+		sl_test_destroy(&list);
+		return;
+	}
+	/*
+	 * Tighten the span to its one-unit gaps, then leave its bound stale
+	 * at 5 (below saturation, where the generation cannot be told from
+	 * SEALED).
+	 */
+	SL_EXPECT(sl_test_hole(&list, 2, 1, 0, end, 0, &key) == -ENOSPC);
+	SL_EXPECT(sl_test_remove(&list, 2) && sl_test_remove(&list, 4));
+	SL_EXPECT(sl_test_insert(&list, 2, 1) == 0);
+	SL_EXPECT(sl_test_insert(&list, 4, 1) == 0);
+	sl_wrap_armed = true;
+	sl_window_hook = sl_wrap_window;
+	/* The free lies behind the search: this call misses it. */
+	SL_EXPECT(sl_test_hole(&list, 2, 1, 0, end, 0, &key) == -ENOSPC);
+	sl_partner_finish();
+	sl_window_hook = NULL;
+	SL_EXPECT(!sl_wrap_armed);
+	/* No tightening of the partner's may start while one holds BUSY. */
+	SL_EXPECT(sl_wrap_rounds == SL_WRAP_ROUNDS);
+	SL_EXPECT(sl_check(&list) == 0);
+	SL_EXPECT(sl_test_hole(&list, 3, 1, 0, end, 0, &key) == 0 && key == 1);
+	sl_test_destroy(&list);
+}
 #endif
 
 /* The extent map's tests (extent/test_extent.c); they use the above. */
@@ -1051,6 +1237,7 @@ static const struct sl_test_case sl_test_cases[] = {
 	{ "gap_race", test_gap_race },
 	{ "delete_note_race", test_delete_note_race },
 	{ "torn_lookup", test_torn_lookup },
+	{ "gap_generation_wrap", test_gap_generation_wrap },
 #endif
 	/* The extent map: extent/test_extent.c. */
 	{ "em_add_overlap", test_em_add_overlap },
