@@ -45,11 +45,28 @@
  *  - A new link starts at SL_GAP_MAX ("unknown"), so splitting a span
  *    never needs its bound copied, and a raise that found the old cover
  *    re-checks whether a new link now covers its key.
- *  - Unlinking a dead leaf from level L merges its span into the
- *    predecessor's: the dead link's bound is raised into the predecessor's
- *    and the dead link is SEALED in one compare-and-exchange loop, so a
- *    raise either reaches the dead link before the seal (and is carried
- *    over) or finds the seal and looks for the new cover.
+ *  - Unlinking a dead leaf D from level L merges its span into that of its
+ *    predecessor P.  Under P's lock the unlinker SEALs D's link first (an
+ *    exchange, which returns D's last bound), then raises P's bound to it,
+ *    and only then points P past D (sl_gap_absorb(), sl_unlink_level()).
+ *    A raise either reaches D before the seal, and is carried over, or
+ *    finds the seal.  A raise's walk looks through sealed links to the
+ *    last unsealed one at or before its key: while D stays reachable its
+ *    span is P's already.
+ *  - Whoever reads a link reads its next pointer first and its bound after
+ *    (a read barrier between).  So a pointer that already skips D comes
+ *    with P's bound raised over D's span, and a pointer that still leads
+ *    to D leads to D's own link: a search looks through it if sealed, and
+ *    a recount of level L + 1 gives up on a sealed one.  Read the other
+ *    way round, or with P pointed past D before the raise, a recount of
+ *    level L + 1 could take P's bound from before the raise and its
+ *    pointer from after the switch, skip D's span, and store a bound that
+ *    misses it for good, and a search could skip it (gap_count_unlink,
+ *    gap_unlink_window in test_skiplist.c).
+ *  - A tightening of P's own link at level L ends its span past every
+ *    sealed link after P, whose spans are becoming P's.  If it finds D's
+ *    link not sealed yet, the seal, and the raise of P after it, come
+ *    after its BUSY, so its store fails.
  * Bounds saturate at SL_GAP_MAX (2^48 - 1 units on 64-bit): a saturated
  * bound never prunes.  Insertions never lower a bound themselves; only
  * searches do, lazily.
@@ -132,47 +149,66 @@ static inline struct sl_link *sl_gap_link(struct sl_leaf *leaf,
 	return sl_up(leaf, level);
 }
 
-/*
- * The leaf whose link at @level spans @key: the last one at that level
- * whose lower fence is at or below @key.
- */
-static struct sl_leaf *sl_gap_cover(struct sl_list *list, unsigned long key,
-				    unsigned int level)
+static inline bool sl_gap_sealed(struct sl_leaf *leaf, unsigned int level)
 {
-	struct sl_leaf *leaf = list->head, *next;
-	int l;
-
-	for (l = READ_ONCE(list->level) - 1; l >= (int)level; l--) {
-		for (;;) {
-			next = rcu_dereference(sl_gap_link(leaf, l)->next);
-			if (!next || next->lo > key)
-				break;
-			leaf = next;
-		}
-	}
-	/* A level above the list's: only the head has a link there. */
-	return leaf;
+	return READ_ONCE(sl_gap_link(leaf, level)->gap) == SL_GAP_SEALED;
 }
 
 /*
- * The leaf whose link spans @key at every level below @top, in one
- * descent: @cover[level] for 1 <= level < @top.
+ * The leaf whose link at @level a raise for @key must reach: the last one
+ * at that level whose lower fence is at or below @key and whose link there
+ * is not sealed.  A sealed link stays reachable until its unlinker points
+ * the predecessor past it, but its span is the predecessor's already
+ * (sl_gap_absorb()), so the walk looks through it.
+ *
+ * One descent fills @cover[level] for @bottom <= level < @top, going down
+ * from the cover found at each level.  If that cover's link one level down
+ * turns out sealed, it was unlinked from both levels since it was read:
+ * the descent starts again, and no longer meets it above (unlinks go top
+ * down).  So it repeats only as often as other contexts unlink leaves.
  */
 static void sl_gap_covers(struct sl_list *list, unsigned long key,
-			  unsigned int top, struct sl_leaf **cover)
+			  unsigned int top, unsigned int bottom,
+			  struct sl_leaf **cover)
 {
-	struct sl_leaf *leaf = list->head, *next;
+	struct sl_leaf *leaf, *live, *next;
 	int l;
 
-	for (l = top - 1; l >= 1; l--) {
+again:
+	leaf = list->head;
+	for (l = top - 1; l >= (int)bottom; l--) {
+		live = sl_gap_sealed(leaf, l) ? NULL : leaf;
 		for (;;) {
 			next = rcu_dereference(sl_gap_link(leaf, l)->next);
 			if (!next || next->lo > key)
 				break;
 			leaf = next;
+			if (!sl_gap_sealed(leaf, l))
+				live = leaf;
 		}
+		if (!live) {
+			/* The seal before the pointers read again. */
+			smp_rmb();
+			goto again;
+		}
+		leaf = live;
 		cover[l] = leaf;
 	}
+}
+
+/*
+ * The first leaf after @leaf at @level whose link there is not sealed, or
+ * NULL: where @leaf's span ends once the unlinks in progress are done.
+ * A sealed link's leaf is dead, so its pointer no longer changes.
+ */
+static struct sl_leaf *sl_gap_next_live(struct sl_leaf *leaf,
+					unsigned int level)
+{
+	struct sl_leaf *next = rcu_dereference(sl_gap_link(leaf, level)->next);
+
+	while (next && sl_gap_sealed(next, level))
+		next = rcu_dereference(sl_gap_link(next, level)->next);
+	return next;
 }
 
 /**
@@ -194,22 +230,25 @@ void sl_gap_raise(struct sl_list *list, unsigned long key, unsigned long gap)
 	/* Our change to the leaf before any bound is read (see above). */
 	smp_mb();
 	top = READ_ONCE(list->level);
-	sl_gap_covers(list, key, top, covers);
+	sl_gap_covers(list, key, top, 1, covers);
 	/* The list may grow a level meanwhile: re-read the level each time. */
 	for (level = 1; level < READ_ONCE(list->level); level++) {
 		struct sl_leaf *cover, *next;
 
-		cover = level < top ? covers[level] :
-			sl_gap_cover(list, key, level);
-
+		/* A level above the list's: only the head has a link there. */
+		if (level >= top)
+			sl_gap_covers(list, key, level + 1, level, covers);
+		cover = covers[level];
 		for (;;) {
 			if (!sl_gap_raise_word(&sl_gap_link(cover, level)->gap,
 					       gap)) {
-				cover = sl_gap_cover(list, key, level);
+				/* Sealed since: its span went to its predecessor. */
+				sl_gap_covers(list, key, level + 1, level, covers);
+				cover = covers[level];
 				continue;
 			}
 			/* A link made meanwhile may have taken the key over. */
-			next = rcu_dereference(sl_gap_link(cover, level)->next);
+			next = sl_gap_next_live(cover, level);
 			if (!next || next->lo > key)
 				break;
 			cover = next;
@@ -219,29 +258,28 @@ void sl_gap_raise(struct sl_list *list, unsigned long key, unsigned long gap)
 
 /**
  * sl_gap_absorb() - hand a dead link's span over to its predecessor
- * @dead:  the link of the leaf just unlinked at this level
- * @pred:  the predecessor's link at the same level, now pointing past it
+ * @dead:  the link of a dead leaf about to be unlinked at this level
+ * @pred:  the predecessor's link at the same level, still pointing at it
  *
- * Context: the predecessor's lock held, after the unlink.
+ * Seals the dead link, then raises the predecessor's bound to what the
+ * dead one held; the caller points the predecessor past the dead leaf
+ * only afterwards.  In that order, whoever reads the predecessor's new
+ * pointer and then its bound sees the dead span's gaps in it, and a
+ * tightening of the predecessor that read the old pointer either sees the
+ * seal (and counts the dead span too) or is made to fail by the raise
+ * (header of this file).
+ *
+ * Context: the predecessor's lock held, before its pointer is switched.
  */
 void sl_gap_absorb(struct sl_link *dead, struct sl_link *pred)
 {
-	unsigned long old;
+	/* A full barrier: the seal before the raise below. */
+	unsigned long old = xchg(&dead->gap, SL_GAP_SEALED);
 
-	/* The unlink before any bound is read. */
-	smp_mb();
-	old = READ_ONCE(dead->gap);
-	for (;;) {
-		unsigned long seen;
-
-		if (old == SL_GAP_SEALED)
-			return;
-		sl_gap_raise_word(&pred->gap, sl_gap_bound(old));
-		seen = cmpxchg(&dead->gap, old, SL_GAP_SEALED);
-		if (seen == old)
-			return;
-		old = seen;
-	}
+	if (WARN_ON_ONCE(old == SL_GAP_SEALED))
+		return;
+	/* The predecessor is alive and locked: its link cannot be sealed. */
+	sl_gap_raise_word(&pred->gap, sl_gap_bound(old));
 }
 
 /**
@@ -449,19 +487,27 @@ static unsigned long sl_gap_count_links(struct sl_list *list,
 
 	while (leaf && (!bounded || leaf->lo < end)) {
 		struct sl_link *link = sl_gap_link(leaf, level - 1);
-		/* Acquire: the next link is read after this bound. */
-		unsigned long word = smp_load_acquire(&link->gap);
+		struct sl_leaf *next = rcu_dereference(link->next);
+		unsigned long word;
 
 		/*
-		 * A sealed link's span went to its predecessor, which may have
-		 * been read here before it took the span over: give up.
+		 * The pointer before the bound: a pointer that skips a leaf
+		 * unlinked here comes with a bound that holds its span, since
+		 * the unlinker raised this bound before switching the pointer.
+		 */
+		smp_rmb();
+		sl_window(list, SL_WIN_GAP_COUNT_LINK, .leaf = leaf,
+			  .level = level);
+		word = READ_ONCE(link->gap);
+		/*
+		 * A sealed link's span went to its predecessor, whose bound
+		 * may have been read here before it took the span over: give
+		 * up.
 		 */
 		if (word == SL_GAP_SEALED)
 			return SL_GAP_MAX;
 		largest = max(largest, sl_gap_bound(word));
-		sl_window(list, SL_WIN_GAP_COUNT_LINK, .leaf = leaf,
-			  .level = level);
-		leaf = rcu_dereference(link->next);
+		leaf = next;
 	}
 	return largest;
 }
@@ -485,8 +531,12 @@ static void sl_gap_tighten(struct sl_list *list, struct sl_leaf *owner,
 	busy = old | SL_GAP_BUSY;
 	if (cmpxchg(&link->gap, old, busy) != old)
 		return;
-	/* Everything read from here on comes after BUSY was set. */
-	next = rcu_dereference(link->next);
+	/*
+	 * Everything read from here on comes after BUSY was set.  The span
+	 * ends where it will once the unlinks in progress are done: a sealed
+	 * link after this one is handing its span over to it.
+	 */
+	next = sl_gap_next_live(owner, level);
 	if (next)
 		end = next->lo;
 	if (READ_ONCE(owner->dead))
@@ -551,7 +601,15 @@ static bool sl_gap_search(struct sl_list *list, struct sl_gap_req *req)
 		link = sl_gap_link(leaf, level);
 		next = rcu_dereference(link->next);
 		f->next = next;
-		/* The word first: it shares the line, next->lo is a miss. */
+		/*
+		 * The pointer before the word: a pointer past a leaf unlinked
+		 * here comes with a word that holds its span (as in
+		 * sl_gap_count_links()).
+		 */
+		smp_rmb();
+		sl_window(list, SL_WIN_GAP_SEARCH_LINK, .leaf = leaf,
+			  .level = level);
+		/* The word before next->lo: it shares the line, next is a miss. */
 		word = smp_load_acquire(&link->gap);
 		/*
 		 * A sealed link was unlinked after this walk passed its

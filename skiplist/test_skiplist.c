@@ -1204,6 +1204,237 @@ static void test_gap_generation_wrap(void)
 	SL_EXPECT(sl_test_hole(&list, 3, 1, 0, end, 0, &key) == 0 && key == 1);
 	sl_test_destroy(&list);
 }
+
+/* Keys between the slots after the head in the unlink tests' layout. */
+#define SL_UNLINK_STRIDE	4
+
+/*
+ * The layout of the unlink tests, for any leaf size.  The head holds
+ * one-unit slots at keys 0 to SL_LEAF_KEYS - 1, the rest one-unit slots
+ * every SL_UNLINK_STRIDE keys, inserted in ascending order so that every
+ * leaf is full.  The second leaf, @d, must have a tower of exactly one
+ * level and the third, @f, none (so @f lies in @d's level-1 span), and the
+ * list must reach level 2; heights are random, so the list is built again
+ * until they are.  Then @d keeps only its first and last slots, which
+ * leaves between them the largest gap of the list, @g_size units from
+ * @g_start, and the head keeps SL_MERGE_LOW slots: deleting @kill, the
+ * head's last, merges @d into the head and unlinks @d from level 1, whose
+ * span the head's level-1 link takes over, gap included.
+ */
+static struct sl_unlink_layout {
+	struct sl_list list;
+	struct sl_leaf *d;
+	unsigned long last;	/* the highest key */
+	unsigned long g_start, g_size;
+	unsigned long kill;
+	unsigned long f_key;	/* a slot of @f inside it */
+	bool armed;		/* the test's hook still has its work to do */
+} sl_ul;
+
+static unsigned long sl_ul_key(unsigned long i)
+{
+	if (i < SL_LEAF_KEYS)
+		return i;
+	return SL_LEAF_KEYS + (i - SL_LEAF_KEYS) * SL_UNLINK_STRIDE;
+}
+
+static bool sl_ul_shaped(struct sl_list *list)
+{
+	struct sl_leaf *d, *f;
+	bool ok;
+
+	rcu_read_lock();
+	d = rcu_dereference(list->head->next);
+	f = d ? rcu_dereference(d->next) : NULL;
+	ok = f && d->height == 2 && f->height == 1 &&
+	     READ_ONCE(list->level) >= 3;
+	rcu_read_unlock();
+	return ok;
+}
+
+static bool sl_ul_build(void)
+{
+	unsigned long n = 40 * SL_LEAF_KEYS, i, bad = 0, tries;
+	struct sl_list *list = &sl_ul.list;
+
+	for (tries = 0; tries < 100; tries++) {
+		if (!SL_EXPECT(sl_init(list, GFP_KERNEL) == 0))
+			return false;
+		for (i = 0; i < n; i++)
+			bad += sl_test_insert(list, sl_ul_key(i), 1) != 0;
+		if (!SL_EXPECT(bad == 0)) {
+			sl_test_destroy(list);
+			return false;
+		}
+		if (sl_ul_shaped(list))
+			break;
+		sl_test_destroy(list);
+	}
+	if (!SL_EXPECT(tries < 100))
+		return false;
+	sl_ul.d = rcu_access_pointer(list->head->next);
+	sl_ul.last = sl_ul_key(n - 1);
+	for (i = SL_LEAF_KEYS + 1; i < 2 * SL_LEAF_KEYS - 1; i++)
+		bad += !sl_test_remove(list, sl_ul_key(i));
+	for (i = SL_LEAF_KEYS - 1; i >= SL_MERGE_LOW; i--)
+		bad += !sl_test_remove(list, i);
+	sl_ul.g_start = sl_ul_key(SL_LEAF_KEYS) + 1;
+	sl_ul.g_size = sl_ul_key(2 * SL_LEAF_KEYS - 1) - sl_ul.g_start;
+	sl_ul.kill = SL_MERGE_LOW - 1;
+	sl_ul.f_key = sl_ul_key(2 * SL_LEAF_KEYS + 1);
+	if (!SL_EXPECT(bad == 0 && sl_ul.d->nr == 2 && !sl_ul.d->dead &&
+		       list->head->nr == SL_MERGE_LOW &&
+		       sl_check(list) == 0)) {
+		sl_test_destroy(list);
+		return false;
+	}
+	return true;
+}
+
+/* The partner's delete: it kills @d. */
+static void sl_ul_kill_work(struct work_struct *work)
+{
+	SL_EXPECT(sl_test_remove(sl_partner.list, sl_partner.key));
+	sl_partner_done();
+}
+
+/* A search that cannot succeed, looking through every span of the list. */
+static void sl_ul_tighten(void)
+{
+	unsigned long key;
+
+	SL_EXPECT(sl_test_hole(&sl_ul.list, sl_ul.g_size + 1, 1, 0,
+			       sl_ul.last + 1, 0, &key) == -ENOSPC);
+}
+
+/* Afterwards: the bounds hold, and the gap is found. */
+static void sl_ul_finish(void)
+{
+	unsigned long key = 0;
+
+	SL_EXPECT(!sl_ul.armed);
+	SL_EXPECT(sl_check(&sl_ul.list) == 0);
+	SL_EXPECT(sl_test_hole(&sl_ul.list, sl_ul.g_size, 1, 0, sl_ul.last + 1,
+			       0, &key) == 0 && key == sl_ul.g_start);
+	sl_test_destroy(&sl_ul.list);
+}
+
+/*
+ * On the test's thread, in window @win at @level over the head's link:
+ * run the partner's delete of @d until it is out of its tower and has
+ * raised nothing yet.
+ */
+static void sl_ul_kill_in(const struct sl_window_at *at, enum sl_window win,
+			  unsigned int level)
+{
+	if (sl_on_partner()) {
+		if (at->win == SL_WIN_DELETE_UNLINKED)
+			sl_partner_stall();
+		return;
+	}
+	if (!sl_ul.armed || at->win != win || at->level != level ||
+	    at->leaf != at->list->head)
+		return;
+	sl_ul.armed = false;
+	sl_partner_start(at->list, sl_ul.kill, sl_ul_kill_work);
+	SL_EXPECT(sl_partner_wait() == SL_PARTNER_STALLED);
+}
+
+static void sl_count_unlink_window(const struct sl_window_at *at)
+{
+	sl_ul_kill_in(at, SL_WIN_GAP_COUNT_LINK, 2);
+}
+
+/*
+ * A tightening of a level-2 link recounts from the level-1 links of its
+ * span, each one's next pointer and bound.  If the leaf after one of them
+ * is unlinked from level 1 between the two reads, the recount must still
+ * cover that leaf's span, which now belongs to the link it read: either
+ * that link's bound already holds it, or the recount gives up.  Here the
+ * head's level-2 link is recounted from the head's level-1 link while @d,
+ * next to it, dies; @d's span holds the largest gap, and the delete's own
+ * raise (for a smaller one) waits until the tightening is over.
+ */
+static void test_gap_count_unlink(void)
+{
+	if (!sl_ul_build())
+		return;
+	sl_ul.armed = true;
+	sl_window_hook = sl_count_unlink_window;
+	sl_ul_tighten();
+	sl_partner_finish();
+	sl_window_hook = NULL;
+	sl_ul_finish();
+}
+
+static void sl_search_unlink_window(const struct sl_window_at *at)
+{
+	sl_ul_kill_in(at, SL_WIN_GAP_SEARCH_LINK, 1);
+}
+
+/*
+ * The same for a search: it reads the head's level-1 link, pointer then
+ * bound, while @d dies in between.  The gap in @d's span was there before
+ * and after: the search must find it.
+ */
+static void test_gap_search_unlink(void)
+{
+	unsigned long at = 0;
+	bool found;
+
+	if (!sl_ul_build())
+		return;
+	sl_ul_tighten();
+	sl_ul.armed = true;
+	sl_window_hook = sl_search_unlink_window;
+	rcu_read_lock();
+	found = sl_gap_find(&sl_ul.list, 0, sl_ul.last, sl_ul.g_size, 1, &at);
+	rcu_read_unlock();
+	SL_EXPECT(found && at == sl_ul.g_start);
+	sl_partner_finish();
+	sl_window_hook = NULL;
+	sl_ul_finish();
+}
+
+/* The partner's delete stalls inside the unlink of @d from level 1. */
+static void sl_unlink_window(const struct sl_window_at *at)
+{
+	if (sl_on_partner() && at->win == SL_WIN_UNLINK_ABSORBED &&
+	    at->level == 1)
+		sl_partner_stall();
+}
+
+/*
+ * While @d is being unlinked from level 1, with the head locked: a search
+ * must still find the gap in @d's span; a tightening of the head's
+ * level-1 span, which takes @d's over, must not leave a bound that misses
+ * it; and a free in @f, in @d's span, must raise the bounds without
+ * waiting for the unlink to finish.  Only searches here: a claim would
+ * wait for the head's lock.
+ */
+static void test_gap_unlink_window(void)
+{
+	unsigned long at = 0;
+	bool found;
+
+	if (!sl_ul_build())
+		return;
+	sl_ul_tighten();
+	sl_window_hook = sl_unlink_window;
+	sl_partner_start(&sl_ul.list, sl_ul.kill, sl_ul_kill_work);
+	SL_EXPECT(sl_partner_wait() == SL_PARTNER_STALLED);
+	rcu_read_lock();
+	found = sl_gap_find(&sl_ul.list, 0, sl_ul.last, sl_ul.g_size, 1, &at);
+	SL_EXPECT(found && at == sl_ul.g_start);
+	/* Nothing fits: it looks through, and tightens, every span. */
+	SL_EXPECT(!sl_gap_find(&sl_ul.list, 0, sl_ul.last, sl_ul.g_size + 1, 1,
+			       &at));
+	rcu_read_unlock();
+	SL_EXPECT(sl_test_remove(&sl_ul.list, sl_ul.f_key));
+	sl_partner_finish();
+	sl_window_hook = NULL;
+	sl_ul_finish();
+}
 #endif
 
 /* The extent map's tests (extent/test_extent.c); they use the above. */
@@ -1238,6 +1469,9 @@ static const struct sl_test_case sl_test_cases[] = {
 	{ "delete_note_race", test_delete_note_race },
 	{ "torn_lookup", test_torn_lookup },
 	{ "gap_generation_wrap", test_gap_generation_wrap },
+	{ "gap_count_unlink", test_gap_count_unlink },
+	{ "gap_search_unlink", test_gap_search_unlink },
+	{ "gap_unlink_window", test_gap_unlink_window },
 #endif
 	/* The extent map: extent/test_extent.c. */
 	{ "em_add_overlap", test_em_add_overlap },

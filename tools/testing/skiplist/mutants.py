@@ -80,6 +80,69 @@ MUTANTS = [
      "\tseen = cmpxchg(&link->gap, busy, sl_gap_pack(bound));",
      "\tWRITE_ONCE(link->gap, sl_gap_pack(bound));\n\tseen = busy;",
      "unit", "gap_race test: a free raising a bound inside a tightening's window"),
+    ("unlink-switches-before-absorb", "skiplist/tower.c",
+     "\t\tsl_gap_absorb(link, plink);\n"
+     "\t\tsl_window(list, SL_WIN_UNLINK_ABSORBED, .key = leaf->lo,\n"
+     "\t\t\t  .leaf = leaf, .level = level);\n"
+     "\t\t/*\n"
+     "\t\t * Fence first: until the pointer follows, a search sees @leaf\n"
+     "\t\t * with the next leaf's fence and merely declines a shortcut.\n"
+     "\t\t */\n"
+     "\t\tWRITE_ONCE(plink->lo, link->lo);\n"
+     "\t\trcu_assign_pointer(plink->next, succ);\n",
+     "\t\tWRITE_ONCE(plink->lo, link->lo);\n"
+     "\t\trcu_assign_pointer(plink->next, succ);\n"
+     "\t\tsl_window(list, SL_WIN_UNLINK_ABSORBED, .key = leaf->lo,\n"
+     "\t\t\t  .leaf = leaf, .level = level);\n"
+     "\t\tsl_gap_absorb(link, plink);\n",
+     "unit", "gap_unlink_window test: a search and a recount between the switch and the absorb"),
+    ("gap-count-reads-bound-first", "skiplist/gap.c",
+     "\t\tstruct sl_leaf *next = rcu_dereference(link->next);\n"
+     "\t\tunsigned long word;\n"
+     "\n"
+     "\t\t/*\n"
+     "\t\t * The pointer before the bound: a pointer that skips a leaf\n"
+     "\t\t * unlinked here comes with a bound that holds its span, since\n"
+     "\t\t * the unlinker raised this bound before switching the pointer.\n"
+     "\t\t */\n"
+     "\t\tsmp_rmb();\n"
+     "\t\tsl_window(list, SL_WIN_GAP_COUNT_LINK, .leaf = leaf,\n"
+     "\t\t\t  .level = level);\n"
+     "\t\tword = READ_ONCE(link->gap);\n",
+     "\t\tunsigned long word = READ_ONCE(link->gap);\n"
+     "\t\tstruct sl_leaf *next;\n"
+     "\n"
+     "\t\tsl_window(list, SL_WIN_GAP_COUNT_LINK, .leaf = leaf,\n"
+     "\t\t\t  .level = level);\n"
+     "\t\tnext = rcu_dereference(link->next);\n",
+     "unit", "gap_count_unlink test: a recount that skips a span unlinked between its two reads"),
+    ("gap-search-reads-bound-first", "skiplist/gap.c",
+     "\t\tnext = rcu_dereference(link->next);\n"
+     "\t\tf->next = next;\n"
+     "\t\t/*\n"
+     "\t\t * The pointer before the word: a pointer past a leaf unlinked\n"
+     "\t\t * here comes with a word that holds its span (as in\n"
+     "\t\t * sl_gap_count_links()).\n"
+     "\t\t */\n"
+     "\t\tsmp_rmb();\n"
+     "\t\tsl_window(list, SL_WIN_GAP_SEARCH_LINK, .leaf = leaf,\n"
+     "\t\t\t  .level = level);\n"
+     "\t\t/* The word before next->lo: it shares the line, next is a miss. */\n"
+     "\t\tword = smp_load_acquire(&link->gap);\n",
+     "\t\tword = smp_load_acquire(&link->gap);\n"
+     "\t\tsl_window(list, SL_WIN_GAP_SEARCH_LINK, .leaf = leaf,\n"
+     "\t\t\t  .level = level);\n"
+     "\t\tnext = rcu_dereference(link->next);\n"
+     "\t\tf->next = next;\n",
+     "unit", "gap_search_unlink test: a search that skips a span unlinked between its two reads"),
+    ("tighten-span-ignores-seal", "skiplist/gap.c",
+     "\tnext = sl_gap_next_live(owner, level);\n\tif (next)",
+     "\tnext = rcu_dereference(link->next);\n\tif (next)",
+     "unit", "gap_unlink_window test: a span tightened without the span it takes over"),
+    ("raise-cover-takes-sealed", "skiplist/gap.c",
+     "\t\t\tif (!sl_gap_sealed(leaf, l))\n\t\t\t\tlive = leaf;\n",
+     "\t\t\tlive = leaf;\n",
+     "unit", "gap_unlink_window test: a raise that waits for an unlink to finish (hangs)"),
     ("raise-clears-busy", "skiplist/gap.c",
      "\t\tif (old & SL_GAP_BUSY)\n\t\t\tnew |= SL_GAP_FLAGS;\n", "",
      "unit", "gap_generation_wrap test: a second tightening's BUSY word equal to a stalled one's"),
