@@ -77,8 +77,8 @@ MUTANTS = [
      "\tif (0)",
      "unit", "range_cache test: -ENOSPC while cached ranges fill the space"),
     ("tighten-overwrites-raise", "skiplist/gap.c",
-     "\tseen = cmpxchg(&link->gap, busy, sl_gap_pack(bound));",
-     "\tWRITE_ONCE(link->gap, sl_gap_pack(bound));\n\tseen = busy;",
+     "\tseen = cmpxchg(&link->gap, busy, bound);",
+     "\tWRITE_ONCE(link->gap, bound);\n\tseen = busy;",
      "unit", "gap_race test: a free raising a bound inside a tightening's window"),
     ("unlink-switches-before-absorb", "skiplist/tower.c",
      "\t\tsl_gap_absorb(link, plink);\n"
@@ -97,34 +97,15 @@ MUTANTS = [
      "\t\tsl_gap_absorb(link, plink);\n",
      "unit", "gap_unlink_window test: a search and a recount between the switch and the absorb"),
     ("gap-count-reads-bound-first", "skiplist/gap.c",
-     "\t\tstruct sl_leaf *next = rcu_dereference(link->next);\n"
-     "\t\tunsigned long word;\n"
-     "\n"
-     "\t\t/*\n"
-     "\t\t * The pointer before the bound: a pointer that skips a leaf\n"
-     "\t\t * unlinked here comes with a bound that holds its span, since\n"
-     "\t\t * the unlinker raised this bound before switching the pointer.\n"
-     "\t\t */\n"
-     "\t\tsmp_rmb();\n"
      "\t\tsl_window(list, SL_WIN_GAP_COUNT_LINK, .leaf = leaf,\n"
      "\t\t\t  .level = level);\n"
      "\t\tword = READ_ONCE(link->gap);\n",
-     "\t\tunsigned long word = READ_ONCE(link->gap);\n"
-     "\t\tstruct sl_leaf *next;\n"
-     "\n"
+     "\t\tword = READ_ONCE(link->gap);\n"
      "\t\tsl_window(list, SL_WIN_GAP_COUNT_LINK, .leaf = leaf,\n"
      "\t\t\t  .level = level);\n"
      "\t\tnext = rcu_dereference(link->next);\n",
      "unit", "gap_count_unlink test: a recount that skips a span unlinked between its two reads"),
     ("gap-search-reads-bound-first", "skiplist/gap.c",
-     "\t\tnext = rcu_dereference(link->next);\n"
-     "\t\tf->next = next;\n"
-     "\t\t/*\n"
-     "\t\t * The pointer before the word: a pointer past a leaf unlinked\n"
-     "\t\t * here comes with a word that holds its span (as in\n"
-     "\t\t * sl_gap_count_links()).\n"
-     "\t\t */\n"
-     "\t\tsmp_rmb();\n"
      "\t\tsl_window(list, SL_WIN_GAP_SEARCH_LINK, .leaf = leaf,\n"
      "\t\t\t  .level = level);\n"
      "\t\t/* The word before next->lo: it shares the line, next is a miss. */\n"
@@ -143,6 +124,20 @@ MUTANTS = [
      "\t\t\tif (!sl_gap_sealed(leaf, l))\n\t\t\t\tlive = leaf;\n",
      "\t\t\tlive = leaf;\n",
      "unit", "gap_unlink_window test: a raise that waits for an unlink to finish (hangs)"),
+    ("gap-prune-ignores-alignment", "skiplist/gap.c",
+     "\treturn (size == SL_GAP_MAX || size >= req->size) &&\n"
+     "\t\tsl_gap_align_log(bound) >= req->align_log &&\n"
+     "\t\tsl_gap_block_log(bound) >= req->block_log;\n",
+     "\treturn size == SL_GAP_MAX || size >= req->size;\n",
+     "unit", "gap_align_prune test: an aligned request that scans every misaligned gap"),
+    ("gap-align-of-first-unit", "skiplist/gap.c",
+     "\talign = first ? ilog2((first - 1) ^ last) : SL_GAP_LOG_MAX;\n",
+     "\talign = first ? __ffs(first) : SL_GAP_LOG_MAX;\n",
+     "unit", "gap_align_exact test: a run whose most aligned unit is not its first"),
+    ("gap-block-at-run-start", "skiplist/gap.c",
+     "\tif (start < first || start > last || last - start < step - 1)\n\t\tblock--;\n",
+     "\tif (first && __ffs(first) < block)\n\t\tblock = __ffs(first);\n",
+     "unit", "gap_align_exact test: an aligned block that does not start the run"),
     ("raise-clears-busy", "skiplist/gap.c",
      "\t\tif (old & SL_GAP_BUSY)\n\t\t\tnew |= SL_GAP_FLAGS;\n", "",
      "unit", "gap_generation_wrap test: a second tightening's BUSY word equal to a stalled one's"),
