@@ -10,9 +10,11 @@
  *
  * Every tower link above level 0, from leaf P to leaf N at level L, spans
  * the keys [P->lo, N->lo) (to the end when N is NULL), and its @gap word
- * holds an upper bound of the largest gap owned by a key in that span.  A
- * search for @size units skips every span whose bound is below @size, so
- * it visits O(log n) spans when the bounds are tight.
+ * holds an upper bound of the gaps owned by keys in that span: of the
+ * largest one, and of how aligned a unit and an aligned block they hold
+ * (the word's layout is below).  A search skips every span whose bound
+ * says no gap there can hold the size at the alignment it asks for, so it
+ * visits O(log n) spans when the bounds are tight, misaligned gaps too.
  *
  * Bounds may be too high, never too low.  Too high only costs a search a
  * wasted descent, after which it tightens the bound.  Keeping them from
@@ -25,89 +27,225 @@
  *  - A search that tightens a link's bound first marks the word BUSY, then
  *    recomputes the bound from what lies one level below (the bounds of the
  *    links there, or the slots themselves at level 1), and stores it only
- *    if the word is unchanged.  Any raise meeting a BUSY word clears it and
- *    bumps the generation, so the store fails.  Either the raise of level L
- *    comes after BUSY was set, and the store fails; or it came before, and
- *    then the raiser's change below level L was already visible to the
+ *    if the word is unchanged.  Any raise meeting a BUSY word also sets
+ *    DIRTY, so the store fails.  Either the raise of level L comes after
+ *    BUSY was set, and the store fails; or it came before, and then the
+ *    raiser's change below level L was already visible to the
  *    recomputation (both sides order their write before their read with a
  *    full barrier).
- *  - A new link starts at SL_GAP_MAX ("unknown"), so splitting a span
- *    never needs its bound copied, and a raise that found the old cover
- *    re-checks whether a new link now covers its key.
- *  - Unlinking a dead leaf from level L merges its span into the
- *    predecessor's: the dead link's bound is raised into the predecessor's
- *    and the dead link is SEALED in one compare-and-exchange loop, so a
- *    raise either reaches the dead link before the seal (and is carried
- *    over) or finds the seal and looks for the new cover.
+ *  - BUSY belongs to the tightening that set it: no other tightening starts
+ *    on a BUSY word, and only the owner clears BUSY and DIRTY, by its store
+ *    or, when that fails, by dropping the flags and keeping the raised
+ *    bound.  Meanwhile the word only grows (a higher bound, DIRTY) or is
+ *    sealed, so it can never come back to the value the owner set, however
+ *    long the owner stalls (a reader preempted under preemptible RCU).  A
+ *    generation counted in the word instead would come back: 2^15 raises
+ *    and tightenings of a 15-bit one let a stalled store through
+ *    (gap_generation_wrap in test_skiplist.c).  While a tightening is
+ *    stalled, its link keeps whatever bound the raises leave, which is
+ *    never too low, and is not tightened.
+ *  - A new link starts unknown (sl_gap_unknown(): every part of its bound
+ *    at the top), so splitting a span never needs its bound copied, and a
+ *    raise that found the old cover re-checks whether a new link now
+ *    covers its key.
+ *  - Unlinking a dead leaf D from level L merges its span into that of its
+ *    predecessor P.  Under P's lock the unlinker SEALs D's link first (an
+ *    exchange, which returns D's last bound), then raises P's bound to it,
+ *    and only then points P past D (sl_gap_absorb(), sl_unlink_level()).
+ *    A raise either reaches D before the seal, and is carried over, or
+ *    finds the seal.  A raise's walk looks through sealed links to the
+ *    last unsealed one at or before its key: while D stays reachable its
+ *    span is P's already.
+ *  - Whoever reads a link reads its next pointer first and its bound after
+ *    (a read barrier between).  So a pointer that already skips D comes
+ *    with P's bound raised over D's span, and a pointer that still leads
+ *    to D leads to D's own link: a search looks through it if sealed, and
+ *    a recount of level L + 1 gives up on a sealed one.  Read the other
+ *    way round, or with P pointed past D before the raise, a recount of
+ *    level L + 1 could take P's bound from before the raise and its
+ *    pointer from after the switch, skip D's span, and store a bound that
+ *    misses it for good, and a search could skip it (gap_count_unlink,
+ *    gap_unlink_window in test_skiplist.c).
+ *  - A tightening of P's own link at level L ends its span past every
+ *    sealed link after P, whose spans are becoming P's.  If it finds D's
+ *    link not sealed yet, the seal, and the raise of P after it, come
+ *    after its BUSY, so its store fails.
  * Bounds saturate at SL_GAP_MAX (2^48 - 1 units on 64-bit): a saturated
- * bound never prunes.  Insertions never lower a bound themselves; only
- * searches do, lazily.
+ * size never prunes by size.  Insertions never lower a bound themselves;
+ * only searches do, lazily.  The three parts of a bound are maxima over
+ * the same gaps, so "higher" and "lower" go part by part and every rule
+ * above holds for each part.
  *
  * Documentation/extent.rst has the proof sketch in full.
  */
 #include <linux/export.h>
+#include <linux/log2.h>
 #include "leaf.h"
 
 /*
- * The gap word: bit 0 BUSY, bits 1-15 generation, bits 16 and up the
- * bound.  SL_GAP_SEALED marks the link of a leaf unlinked from that level.
+ * Spans and slots that gap searches looked at, tightenings included, so
+ * that tests can bound a search's work by counts rather than times.
+ * Counted where key loads are (leaf.h); a search adds its count once.
+ */
+#ifdef SL_COUNT_KEY_LOADS
+static DEFINE_PER_CPU(unsigned long, sl_gap_visit_count);
+#endif
+
+/**
+ * sl_gap_visits() - spans and slots gap searches have looked at so far
+ *
+ * Context: Any context.
+ * Return: the count over all lists and CPUs, or 0 in builds that do not
+ * count (SL_COUNT_KEY_LOADS).
+ */
+unsigned long sl_gap_visits(void)
+{
+	unsigned long sum = 0;
+#ifdef SL_COUNT_KEY_LOADS
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(sl_gap_visit_count, cpu);
+#endif
+	return sum;
+}
+EXPORT_SYMBOL_GPL(sl_gap_visits);	/* test_skiplist.ko; declared in leaf.h */
+
+/*
+ * The gap word: bit 0 BUSY, bit 1 DIRTY, the rest the bound.  A bound
+ * holds three upper bounds on the gaps of a span, each the largest over
+ * its gaps:
+ *  - bits 16 and up, the size: the largest gap, saturating at SL_GAP_MAX,
+ *    which stands for any size;
+ *  - bits 2-7, the alignment: the largest a such that some free unit is a
+ *    multiple of 2^a (0 is a multiple of everything: SL_GAP_LOG_MAX);
+ *  - bits 8-13, the block: the largest b such that some gap holds 2^b
+ *    units starting at a multiple of 2^b.
+ * A request for @size units aligned to 2^k fits in a gap only if that gap
+ * is at least @size long, has a free unit aligned to 2^k (where it starts)
+ * and holds an aligned block of 2^min(k, log2 @size) units (its first
+ * ones), so a span whose bound falls short on any of the three is pruned.
+ * Where every gap is a single odd unit, for instance, an alignment of 2
+ * prunes everything.  Each is a maximum, so bounds join and meet field by
+ * field, and raising or tightening one works as for a single number.
+ * Bits 14-15 are zero in every bound: SL_GAP_SEALED, all ones, marks the
+ * link of a leaf unlinked from that level and is never a word in use.
  */
 #define SL_GAP_BUSY		1UL
-#define SL_GAP_GEN_SHIFT	1
-#define SL_GAP_GEN_MASK		0x7fffUL
-#define SL_GAP_BOUND_SHIFT	16
+#define SL_GAP_DIRTY		2UL
+#define SL_GAP_FLAGS		(SL_GAP_BUSY | SL_GAP_DIRTY)
+#define SL_GAP_ALIGN_SHIFT	2
+#define SL_GAP_BLOCK_SHIFT	8
+#define SL_GAP_LOG_MASK		0x3fUL
+#define SL_GAP_LOG_MAX		(8 * sizeof(unsigned long) - 1)
+#define SL_GAP_SPARE		0xc000UL
+#define SL_GAP_SIZE_SHIFT	16
 #define SL_GAP_SEALED		ULONG_MAX
 
+static inline unsigned long sl_gap_size(unsigned long bound)
+{
+	return bound >> SL_GAP_SIZE_SHIFT;
+}
+
+static inline unsigned int sl_gap_align_log(unsigned long bound)
+{
+	return (bound >> SL_GAP_ALIGN_SHIFT) & SL_GAP_LOG_MASK;
+}
+
+static inline unsigned int sl_gap_block_log(unsigned long bound)
+{
+	return (bound >> SL_GAP_BLOCK_SHIFT) & SL_GAP_LOG_MASK;
+}
+
+static inline unsigned long sl_gap_pack(unsigned long size, unsigned int align,
+					unsigned int block)
+{
+	return min(size, SL_GAP_MAX) << SL_GAP_SIZE_SHIFT |
+		(unsigned long)block << SL_GAP_BLOCK_SHIFT |
+		(unsigned long)align << SL_GAP_ALIGN_SHIFT;
+}
+
+/* The bound in a word in use. */
 static inline unsigned long sl_gap_bound(unsigned long word)
 {
-	return word >> SL_GAP_BOUND_SHIFT;
+	return word & ~SL_GAP_FLAGS;
 }
 
-static inline unsigned long sl_gap_gen(unsigned long word)
+/* A bound of the gaps bounded by @a or by @b. */
+static inline unsigned long sl_gap_join(unsigned long a, unsigned long b)
 {
-	return (word >> SL_GAP_GEN_SHIFT) & SL_GAP_GEN_MASK;
+	return sl_gap_pack(max(sl_gap_size(a), sl_gap_size(b)),
+			   max(sl_gap_align_log(a), sl_gap_align_log(b)),
+			   max(sl_gap_block_log(a), sl_gap_block_log(b)));
 }
 
-static inline unsigned long sl_gap_pack(unsigned long bound,
-					unsigned long gen)
+/* The tightest bound that both @a and @b allow. */
+static inline unsigned long sl_gap_meet(unsigned long a, unsigned long b)
 {
-	return (min(bound, SL_GAP_MAX) << SL_GAP_BOUND_SHIFT) |
-		((gen & SL_GAP_GEN_MASK) << SL_GAP_GEN_SHIFT);
+	return sl_gap_pack(min(sl_gap_size(a), sl_gap_size(b)),
+			   min(sl_gap_align_log(a), sl_gap_align_log(b)),
+			   min(sl_gap_block_log(a), sl_gap_block_log(b)));
 }
 
-/* Whether a span whose word is @word may hold a gap of @size units. */
-static inline bool sl_gap_may_fit(unsigned long word, unsigned long size)
+/* Whether bound @a allows every gap that bound @b does. */
+static inline bool sl_gap_holds(unsigned long a, unsigned long b)
 {
-	unsigned long bound = sl_gap_bound(word);
+	return sl_gap_meet(a, b) == sl_gap_bound(b);
+}
 
-	return bound == SL_GAP_MAX || bound >= size;
+/*
+ * The bound of the one free run [@first, @last]: its length; its most
+ * aligned unit, a multiple of 2^h where h is the highest bit in which
+ * @first - 1 and @last differ (no multiple of 2^(h + 1) lies between
+ * them, a multiple of 2^h does); and its largest aligned block, of the
+ * largest power of two not above the length if one fits, else of half
+ * that, which always does.
+ */
+static unsigned long sl_gap_run(unsigned long first, unsigned long last)
+{
+	unsigned long len = last - first + 1, step, start;
+	unsigned int align, block;
+
+	align = first ? ilog2((first - 1) ^ last) : SL_GAP_LOG_MAX;
+	if (!len)
+		return sl_gap_pack(SL_GAP_MAX, SL_GAP_LOG_MAX, SL_GAP_LOG_MAX);
+	block = ilog2(len);
+	step = 1UL << block;
+	start = (first + step - 1) & ~(step - 1);
+	if (start < first || start > last || last - start < step - 1)
+		block--;
+	return sl_gap_pack(len, align, block);
 }
 
 /* The word a link starts with: nothing known yet. */
 unsigned long sl_gap_unknown(void)
 {
-	return sl_gap_pack(SL_GAP_MAX, 0);
+	return sl_gap_pack(SL_GAP_MAX, SL_GAP_LOG_MAX, SL_GAP_LOG_MAX);
 }
 
 /*
- * Raise a bound to at least @gap.  Returns false if the link is sealed and
- * the caller must find the link that took its span over.  Ordered: a
- * compare-and-exchange is a full barrier, and the read that decides to do
- * nothing is an acquire, so whatever the caller reads next comes after.
+ * Raise a word's bound to allow at least what @bound does.  Returns false
+ * if the link is sealed and the caller must find the link that took its
+ * span over.  A word that a tightening holds BUSY is marked DIRTY, which
+ * fails that tightening's store; once DIRTY, a raise that finds the bound
+ * high enough only reads.  Ordered: a compare-and-exchange is a full
+ * barrier, and the read that decides to do nothing is an acquire, so
+ * whatever the caller reads next comes after.
  */
-static bool sl_gap_raise_word(unsigned long *word, unsigned long gap)
+static bool sl_gap_raise_word(unsigned long *word, unsigned long bound)
 {
 	/* Acquire: what the caller reads after a no-op raise comes after. */
 	unsigned long old = smp_load_acquire(word), new, seen;
 
-	gap = min(gap, SL_GAP_MAX);
 	for (;;) {
 		if (old == SL_GAP_SEALED)
 			return false;
-		if (sl_gap_bound(old) >= gap && !(old & SL_GAP_BUSY))
+		if (sl_gap_holds(old, bound) &&
+		    (old & SL_GAP_FLAGS) != SL_GAP_BUSY)
 			return true;
-		new = sl_gap_pack(max(sl_gap_bound(old), gap),
-				  sl_gap_gen(old) + 1);
+		new = sl_gap_join(old, bound);
+		if (old & SL_GAP_BUSY)
+			new |= SL_GAP_FLAGS;
 		seen = cmpxchg(word, old, new);
 		if (seen == old)
 			return true;
@@ -122,54 +260,74 @@ static inline struct sl_link *sl_gap_link(struct sl_leaf *leaf,
 	return sl_up(leaf, level);
 }
 
-/*
- * The leaf whose link at @level spans @key: the last one at that level
- * whose lower fence is at or below @key.
- */
-static struct sl_leaf *sl_gap_cover(struct sl_list *list, unsigned long key,
-				    unsigned int level)
+static inline bool sl_gap_sealed(struct sl_leaf *leaf, unsigned int level)
 {
-	struct sl_leaf *leaf = list->head, *next;
-	int l;
-
-	for (l = READ_ONCE(list->level) - 1; l >= (int)level; l--) {
-		for (;;) {
-			next = rcu_dereference(sl_gap_link(leaf, l)->next);
-			if (!next || next->lo > key)
-				break;
-			leaf = next;
-		}
-	}
-	/* A level above the list's: only the head has a link there. */
-	return leaf;
+	return READ_ONCE(sl_gap_link(leaf, level)->gap) == SL_GAP_SEALED;
 }
 
 /*
- * The leaf whose link spans @key at every level below @top, in one
- * descent: @cover[level] for 1 <= level < @top.
+ * The leaf whose link at @level a raise for @key must reach: the last one
+ * at that level whose lower fence is at or below @key and whose link there
+ * is not sealed.  A sealed link stays reachable until its unlinker points
+ * the predecessor past it, but its span is the predecessor's already
+ * (sl_gap_absorb()), so the walk looks through it.
+ *
+ * One descent fills @cover[level] for @bottom <= level < @top, going down
+ * from the cover found at each level.  If that cover's link one level down
+ * turns out sealed, it was unlinked from both levels since it was read:
+ * the descent starts again, and no longer meets it above (unlinks go top
+ * down).  So it repeats only as often as other contexts unlink leaves.
  */
 static void sl_gap_covers(struct sl_list *list, unsigned long key,
-			  unsigned int top, struct sl_leaf **cover)
+			  unsigned int top, unsigned int bottom,
+			  struct sl_leaf **cover)
 {
-	struct sl_leaf *leaf = list->head, *next;
+	struct sl_leaf *leaf, *live, *next;
 	int l;
 
-	for (l = top - 1; l >= 1; l--) {
+again:
+	leaf = list->head;
+	for (l = top - 1; l >= (int)bottom; l--) {
+		live = sl_gap_sealed(leaf, l) ? NULL : leaf;
 		for (;;) {
 			next = rcu_dereference(sl_gap_link(leaf, l)->next);
 			if (!next || next->lo > key)
 				break;
 			leaf = next;
+			if (!sl_gap_sealed(leaf, l))
+				live = leaf;
 		}
+		if (!live) {
+			/* The seal before the pointers read again. */
+			smp_rmb();
+			goto again;
+		}
+		leaf = live;
 		cover[l] = leaf;
 	}
 }
 
+/*
+ * The first leaf after @leaf at @level whose link there is not sealed, or
+ * NULL: where @leaf's span ends once the unlinks in progress are done.
+ * A sealed link's leaf is dead, so its pointer no longer changes.
+ */
+static struct sl_leaf *sl_gap_next_live(struct sl_leaf *leaf,
+					unsigned int level)
+{
+	struct sl_leaf *next = rcu_dereference(sl_gap_link(leaf, level)->next);
+
+	while (next && sl_gap_sealed(next, level))
+		next = rcu_dereference(sl_gap_link(next, level)->next);
+	return next;
+}
+
 /**
- * sl_gap_raise() - make every bound over a key at least a gap's size
+ * sl_gap_raise() - make every bound over a key allow a gap
  * @list: the list
  * @key:  the key that owns the gap (ULONG_MAX for the free run at the end)
- * @gap:  the size of the gap, at least 1
+ * @gap:  the size of the gap, at least 1: it ends just below @key (or at
+ *        ULONG_MAX, for the free run at the end)
  *
  * Called by a writer after the change that created or grew the gap is
  * visible in its leaf.
@@ -180,26 +338,37 @@ void sl_gap_raise(struct sl_list *list, unsigned long key, unsigned long gap)
 {
 	struct sl_leaf *covers[SL_MAX_HEIGHT];
 	unsigned int level, top;
+	unsigned long bound = sl_gap_run(key - gap, key - 1);
+
+	/*
+	 * Owned by ULONG_MAX, the gap may also be the run at the end, which
+	 * includes its owner: bound both.
+	 */
+	if (key == ULONG_MAX)
+		bound = sl_gap_join(bound, sl_gap_run(key - gap + 1, key));
 
 	/* Our change to the leaf before any bound is read (see above). */
 	smp_mb();
 	top = READ_ONCE(list->level);
-	sl_gap_covers(list, key, top, covers);
+	sl_gap_covers(list, key, top, 1, covers);
 	/* The list may grow a level meanwhile: re-read the level each time. */
 	for (level = 1; level < READ_ONCE(list->level); level++) {
 		struct sl_leaf *cover, *next;
 
-		cover = level < top ? covers[level] :
-			sl_gap_cover(list, key, level);
-
+		/* A level above the list's: only the head has a link there. */
+		if (level >= top)
+			sl_gap_covers(list, key, level + 1, level, covers);
+		cover = covers[level];
 		for (;;) {
 			if (!sl_gap_raise_word(&sl_gap_link(cover, level)->gap,
-					       gap)) {
-				cover = sl_gap_cover(list, key, level);
+					       bound)) {
+				/* Sealed since: its span went to its predecessor. */
+				sl_gap_covers(list, key, level + 1, level, covers);
+				cover = covers[level];
 				continue;
 			}
 			/* A link made meanwhile may have taken the key over. */
-			next = rcu_dereference(sl_gap_link(cover, level)->next);
+			next = sl_gap_next_live(cover, level);
 			if (!next || next->lo > key)
 				break;
 			cover = next;
@@ -209,29 +378,28 @@ void sl_gap_raise(struct sl_list *list, unsigned long key, unsigned long gap)
 
 /**
  * sl_gap_absorb() - hand a dead link's span over to its predecessor
- * @dead:  the link of the leaf just unlinked at this level
- * @pred:  the predecessor's link at the same level, now pointing past it
+ * @dead:  the link of a dead leaf about to be unlinked at this level
+ * @pred:  the predecessor's link at the same level, still pointing at it
  *
- * Context: the predecessor's lock held, after the unlink.
+ * Seals the dead link, then raises the predecessor's bound to what the
+ * dead one held; the caller points the predecessor past the dead leaf
+ * only afterwards.  In that order, whoever reads the predecessor's new
+ * pointer and then its bound sees the dead span's gaps in it, and a
+ * tightening of the predecessor that read the old pointer either sees the
+ * seal (and counts the dead span too) or is made to fail by the raise
+ * (header of this file).
+ *
+ * Context: the predecessor's lock held, before its pointer is switched.
  */
 void sl_gap_absorb(struct sl_link *dead, struct sl_link *pred)
 {
-	unsigned long old;
+	/* A full barrier: the seal before the raise below. */
+	unsigned long old = xchg(&dead->gap, SL_GAP_SEALED);
 
-	/* The unlink before any bound is read. */
-	smp_mb();
-	old = READ_ONCE(dead->gap);
-	for (;;) {
-		unsigned long seen;
-
-		if (old == SL_GAP_SEALED)
-			return;
-		sl_gap_raise_word(&pred->gap, sl_gap_bound(old));
-		seen = cmpxchg(&dead->gap, old, SL_GAP_SEALED);
-		if (seen == old)
-			return;
-		old = seen;
-	}
+	if (WARN_ON_ONCE(old == SL_GAP_SEALED))
+		return;
+	/* The predecessor is alive and locked: its link cannot be sealed. */
+	sl_gap_raise_word(&pred->gap, sl_gap_bound(old));
 }
 
 /**
@@ -303,9 +471,23 @@ struct sl_gap_req {
 	unsigned long room;	/* highest last unit allowed */
 	unsigned long size;
 	unsigned long align;
+	unsigned int align_log;	/* log2(align) */
+	unsigned int block_log;	/* a fit holds an aligned block of 2^this */
 	unsigned long found;
+	unsigned long visits;	/* spans and slots looked at */
 	bool count;		/* only measure the gaps, find nothing */
 };
+
+/* Whether a span whose bound is @bound may hold what @req asks for. */
+static inline bool sl_gap_may_fit(unsigned long bound,
+				  const struct sl_gap_req *req)
+{
+	unsigned long size = sl_gap_size(bound);
+
+	return (size == SL_GAP_MAX || size >= req->size) &&
+		sl_gap_align_log(bound) >= req->align_log &&
+		sl_gap_block_log(bound) >= req->block_log;
+}
 
 /* The outcome of a scan of one span's slots. */
 enum sl_gap_scan {
@@ -315,39 +497,39 @@ enum sl_gap_scan {
 };
 
 /*
- * Whether [@start, @start + size) fits in the free run [@start, @limit]
- * and under the request's room.
+ * The lowest start in the free run [@first, @last] where the request fits,
+ * aligned, at or above req->from and under req->room.
  */
-static inline bool sl_gap_fits(const struct sl_gap_req *req,
-			       unsigned long start, unsigned long limit)
+static inline bool sl_gap_start(const struct sl_gap_req *req,
+				unsigned long first, unsigned long last,
+				unsigned long *start)
 {
-	unsigned long last;
-
-	if (req->count)
+	if (req->count ||
+	    !sl_gap_align(max(first, req->from), req->align, start))
 		return false;
-	if (start > req->room || req->room - start < req->size - 1)
+	if (*start > last || *start > req->room ||
+	    req->room - *start < req->size - 1)
 		return false;
-	last = start + (req->size - 1);
-	return last <= limit;
+	return last - *start >= req->size - 1;
 }
 
 /*
  * Walk the gaps owned by keys in [@lo, @end) (to the end of the space and
  * the final free run if !@bounded), from req->from on, and return the
- * first that fits.  *largest is the largest gap seen, for tightening; it
+ * first that fits.  *seen bounds the gaps walked, for tightening; it
  * covers the whole span only if req->from <= @lo.
  */
 static enum sl_gap_scan sl_gap_scan(struct sl_list *list,
 				    struct sl_leaf *owner, unsigned long end,
 				    bool bounded, struct sl_gap_req *req,
-				    unsigned long *largest)
+				    unsigned long *seen)
 {
 	unsigned long pos = max(owner->lo, req->from), gap_start, start;
 	unsigned long key = 0, prev_key = 0;
 	struct sl_slot *slot, *prev;
 	struct sl_iter iter;
 
-	*largest = 0;
+	*seen = 0;
 	sl_iter_start_near(&iter, list, pos, owner);
 	/* The slot before the first owner ends where its gap begins. */
 	prev = sl_iter_prev(&iter);
@@ -357,6 +539,7 @@ static enum sl_gap_scan sl_gap_scan(struct sl_list *list,
 	}
 	for (;;) {
 		slot = sl_iter_next(&iter);
+		req->visits++;
 		if (slot) {
 			/* The cursor knows the key: no need to touch the slot. */
 			key = iter.past_end ? ULONG_MAX : iter.pos - 1;
@@ -364,12 +547,20 @@ static enum sl_gap_scan sl_gap_scan(struct sl_list *list,
 				return SL_GAP_NONE;
 			/*
 			 * The slot before takes at least one unit, so the keys
-			 * alone bound the gap: a search skips the look at the
-			 * slot when that bound is already too small.
+			 * alone bound the gap by [prev_key + 1, key - 1]: a
+			 * search skips the look at the slot when even that run
+			 * cannot hold what it asks for, misaligned or too short.
 			 */
-			if (prev && !req->count && key - prev_key - 1 < req->size) {
-				*largest = max(*largest, key - prev_key - 1);
-				goto next;
+			if (prev && !req->count) {
+				if (key - prev_key < 2)
+					goto next;
+				if (!sl_gap_start(req, prev_key + 1, key - 1,
+						  &start)) {
+					*seen = sl_gap_join(*seen,
+							    sl_gap_run(prev_key + 1,
+								       key - 1));
+					goto next;
+				}
 			}
 		}
 		gap_start = 0;
@@ -379,21 +570,17 @@ static enum sl_gap_scan sl_gap_scan(struct sl_list *list,
 			if (bounded)
 				return SL_GAP_NONE;
 			/* The final free run, [gap_start, ULONG_MAX]. */
-			*largest = max(*largest, ULONG_MAX - gap_start + 1 ?
-				       ULONG_MAX - gap_start + 1 : ULONG_MAX);
-			if (sl_gap_align(max(gap_start, req->from), req->align,
-					 &start) &&
-			    sl_gap_fits(req, start, ULONG_MAX)) {
+			*seen = sl_gap_join(*seen, sl_gap_run(gap_start,
+							      ULONG_MAX));
+			if (sl_gap_start(req, gap_start, ULONG_MAX, &start)) {
 				req->found = start;
 				return SL_GAP_FOUND;
 			}
 			return SL_GAP_STOP;
 		}
 		if (key > gap_start) {
-			*largest = max(*largest, key - gap_start);
-			if (sl_gap_align(max(gap_start, req->from), req->align,
-					 &start) &&
-			    start < key && sl_gap_fits(req, start, key - 1)) {
+			*seen = sl_gap_join(*seen, sl_gap_run(gap_start, key - 1));
+			if (sl_gap_start(req, gap_start, key - 1, &start)) {
 				req->found = start;
 				return SL_GAP_FOUND;
 			}
@@ -408,52 +595,63 @@ next:
 }
 
 /*
- * The largest gap owned by keys in [@owner->lo, @end), counted from the
- * slots.
+ * The bound of the gaps owned by keys in [@owner->lo, @end), counted from
+ * the slots.
  */
 static unsigned long sl_gap_count_slots(struct sl_list *list,
 					struct sl_leaf *owner,
-					unsigned long end, bool bounded)
+					unsigned long end, bool bounded,
+					unsigned long *visits)
 {
 	struct sl_gap_req all = {
 		.from = owner->lo, .room = ULONG_MAX, .size = 1, .align = 1,
 		.count = true,
 	};
-	unsigned long largest;
+	unsigned long bound;
 
-	sl_gap_scan(list, owner, end, bounded, &all, &largest);
-	return largest;
+	sl_gap_scan(list, owner, end, bounded, &all, &bound);
+	*visits += all.visits;
+	return bound;
 }
 
 /*
- * The largest bound among the links at @level - 1 whose spans lie in
+ * The join of the bounds of the links at @level - 1 whose spans lie in
  * [@owner->lo, @end).
  */
 static unsigned long sl_gap_count_links(struct sl_list *list,
 					struct sl_leaf *owner,
 					unsigned int level, unsigned long end,
-					bool bounded)
+					bool bounded, unsigned long *visits)
 {
 	struct sl_leaf *leaf = owner;
-	unsigned long largest = 0;
+	unsigned long bound = 0;
 
 	while (leaf && (!bounded || leaf->lo < end)) {
 		struct sl_link *link = sl_gap_link(leaf, level - 1);
-		/* Acquire: the next link is read after this bound. */
-		unsigned long word = smp_load_acquire(&link->gap);
+		struct sl_leaf *next = rcu_dereference(link->next);
+		unsigned long word;
 
+		(*visits)++;
 		/*
-		 * A sealed link's span went to its predecessor, which may have
-		 * been read here before it took the span over: give up.
+		 * The pointer before the bound: a pointer that skips a leaf
+		 * unlinked here comes with a bound that holds its span, since
+		 * the unlinker raised this bound before switching the pointer.
 		 */
-		if (word == SL_GAP_SEALED)
-			return SL_GAP_MAX;
-		largest = max(largest, sl_gap_bound(word));
+		smp_rmb();
 		sl_window(list, SL_WIN_GAP_COUNT_LINK, .leaf = leaf,
 			  .level = level);
-		leaf = rcu_dereference(link->next);
+		word = READ_ONCE(link->gap);
+		/*
+		 * A sealed link's span went to its predecessor, whose bound
+		 * may have been read here before it took the span over: give
+		 * up.
+		 */
+		if (word == SL_GAP_SEALED)
+			return sl_gap_unknown();
+		bound = sl_gap_join(bound, sl_gap_bound(word));
+		leaf = next;
 	}
-	return largest;
+	return bound;
 }
 
 /*
@@ -461,33 +659,50 @@ static unsigned long sl_gap_count_links(struct sl_list *list,
  * unless a raise or another search gets in the way.
  */
 static void sl_gap_tighten(struct sl_list *list, struct sl_leaf *owner,
-			   unsigned int level)
+			   unsigned int level, unsigned long *visits)
 {
 	struct sl_link *link = sl_gap_link(owner, level);
 	/* Acquire, though only the compare-and-exchange below orders. */
 	unsigned long old = smp_load_acquire(&link->gap), busy, bound, end = 0;
+	unsigned long seen;
 	struct sl_leaf *next;
 
+	/* BUSY is this tightening's alone until it clears it: see above. */
 	if (old == SL_GAP_SEALED || (old & SL_GAP_BUSY))
 		return;
-	busy = sl_gap_pack(sl_gap_bound(old), sl_gap_gen(old) + 1) |
-		SL_GAP_BUSY;
+	busy = old | SL_GAP_BUSY;
 	if (cmpxchg(&link->gap, old, busy) != old)
 		return;
-	/* Everything read from here on comes after BUSY was set. */
-	next = rcu_dereference(link->next);
+	/*
+	 * Everything read from here on comes after BUSY was set.  The span
+	 * ends where it will once the unlinks in progress are done: a sealed
+	 * link after this one is handing its span over to it.
+	 */
+	next = sl_gap_next_live(owner, level);
 	if (next)
 		end = next->lo;
 	if (READ_ONCE(owner->dead))
-		bound = sl_gap_bound(old);
+		bound = old;
 	else if (level == 1)
-		bound = sl_gap_count_slots(list, owner, end, !!next);
+		bound = sl_gap_count_slots(list, owner, end, !!next, visits);
 	else
-		bound = sl_gap_count_links(list, owner, level, end, !!next);
-	bound = min(bound, sl_gap_bound(old));
+		bound = sl_gap_count_links(list, owner, level, end, !!next,
+					   visits);
+	bound = sl_gap_meet(bound, old);
 	sl_window(list, SL_WIN_GAP_TIGHTEN, .key = owner->lo, .leaf = owner,
 		  .level = level, .end = end);
-	cmpxchg(&link->gap, busy, sl_gap_pack(bound, sl_gap_gen(busy) + 1));
+	seen = cmpxchg(&link->gap, busy, bound);
+	/*
+	 * A raise got in (DIRTY) or the link was sealed: keep the bound they
+	 * left and give BUSY back.  Only raises change the word meanwhile, so
+	 * this ends as soon as they pause.
+	 */
+	while (seen != busy && seen != SL_GAP_SEALED) {
+		old = seen;
+		seen = cmpxchg(&link->gap, old, old & ~SL_GAP_FLAGS);
+		if (seen == old)
+			break;
+	}
 }
 
 /* One level of a search in progress: the span being walked there. */
@@ -508,12 +723,12 @@ static bool sl_gap_search(struct sl_list *list, struct sl_gap_req *req)
 {
 	struct sl_gap_frame frame[SL_MAX_HEIGHT];
 	unsigned int top = READ_ONCE(list->level) - 1, level = top;
-	unsigned long largest;
+	unsigned long seen;
 	enum sl_gap_scan got;
 
 	if (!top)
 		return sl_gap_scan(list, list->head, 0, false, req,
-				   &largest) == SL_GAP_FOUND;
+				   &seen) == SL_GAP_FOUND;
 	frame[top].leaf = list->head;
 	frame[top].bounded = false;
 	frame[top].end = 0;
@@ -527,16 +742,26 @@ static bool sl_gap_search(struct sl_list *list, struct sl_gap_req *req)
 		if (!leaf || (f->bounded && leaf->lo >= f->end))
 			goto up;
 		link = sl_gap_link(leaf, level);
+		req->visits++;
 		next = rcu_dereference(link->next);
 		f->next = next;
-		/* The word first: it shares the line, next->lo is a miss. */
+		/*
+		 * The pointer before the word: a pointer past a leaf unlinked
+		 * here comes with a word that holds its span (as in
+		 * sl_gap_count_links()).
+		 */
+		smp_rmb();
+		sl_window(list, SL_WIN_GAP_SEARCH_LINK, .leaf = leaf,
+			  .level = level);
+		/* The word before next->lo: it shares the line, next is a miss. */
 		word = smp_load_acquire(&link->gap);
 		/*
 		 * A sealed link was unlinked after this walk passed its
 		 * predecessor, whose bound was read without its span: look
 		 * through it, its links still lead on.
 		 */
-		if (word != SL_GAP_SEALED && !sl_gap_may_fit(word, req->size))
+		if (word != SL_GAP_SEALED &&
+		    !sl_gap_may_fit(sl_gap_bound(word), req))
 			goto right;
 		/* Every key the span owns is below req->from. */
 		if (next && next->lo <= req->from)
@@ -550,13 +775,14 @@ static bool sl_gap_search(struct sl_list *list, struct sl_gap_req *req)
 			continue;
 		}
 		got = sl_gap_scan(list, leaf, next ? next->lo : 0,
-				  !!next, req, &largest);
+				  !!next, req, &seen);
 		if (got == SL_GAP_FOUND)
 			return true;
 		if (got == SL_GAP_STOP)
 			return false;
-		if (whole && largest < sl_gap_bound(word))
-			sl_gap_tighten(list, leaf, level);
+		/* Worth a recount only if the gaps seen fall short of it. */
+		if (whole && !sl_gap_holds(seen, sl_gap_bound(word)))
+			sl_gap_tighten(list, leaf, level, &req->visits);
 right:
 		f->leaf = f->next;
 		continue;
@@ -567,7 +793,7 @@ up:
 		f = &frame[level];
 		/* The span below was looked through: tighten it if whole. */
 		if (req->from <= f->leaf->lo)
-			sl_gap_tighten(list, f->leaf, level);
+			sl_gap_tighten(list, f->leaf, level, &req->visits);
 		f->leaf = f->next;
 	}
 }
@@ -589,14 +815,20 @@ bool sl_gap_find(struct sl_list *list, unsigned long from, unsigned long room,
 {
 	struct sl_gap_req req = {
 		.from = from, .room = room, .size = size, .align = align,
+		.align_log = ilog2(align),
+		.block_log = min(ilog2(align), ilog2(size)),
 	};
+	bool ok;
 
 	if (from > room || room - from < size - 1)
 		return false;
-	if (!sl_gap_search(list, &req))
-		return false;
-	*found = req.found;
-	return true;
+	ok = sl_gap_search(list, &req);
+#ifdef SL_COUNT_KEY_LOADS
+	this_cpu_add(sl_gap_visit_count, req.visits);
+#endif
+	if (ok)
+		*found = req.found;
+	return ok;
 }
 
 /*
@@ -609,19 +841,27 @@ int sl_gap_check_level(struct sl_list *list, unsigned int level)
 
 	for (; leaf; leaf = next) {
 		struct sl_link *link = sl_gap_link(leaf, level);
-		unsigned long word = READ_ONCE(link->gap), largest;
+		unsigned long word = READ_ONCE(link->gap), real, visits = 0;
 
 		next = rcu_dereference(link->next);
-		if (word == SL_GAP_SEALED || (word & SL_GAP_BUSY)) {
+		if (word & (SL_GAP_FLAGS | SL_GAP_SPARE)) {
 			pr_err("skiplist: check failed: gap word %lx of a live link at level %u\n",
 			       word, level);
 			return -EUCLEAN;
 		}
-		largest = sl_gap_count_slots(list, leaf, next ? next->lo : 0,
-					     !!next);
-		if (sl_gap_bound(word) < min(largest, SL_GAP_MAX)) {
+		real = sl_gap_count_slots(list, leaf, next ? next->lo : 0,
+					  !!next, &visits);
+		if (sl_gap_size(word) < sl_gap_size(real)) {
 			pr_err("skiplist: check failed: level %u span from %lx bounds gaps by %lx, holds one of %lx\n",
-			       level, leaf->lo, sl_gap_bound(word), largest);
+			       level, leaf->lo, sl_gap_size(word),
+			       sl_gap_size(real));
+			return -EUCLEAN;
+		}
+		if (!sl_gap_holds(word, real)) {
+			pr_err("skiplist: check failed: level %u span from %lx bounds alignment by 2^%u and blocks by 2^%u, holds a unit aligned to 2^%u and a block of 2^%u\n",
+			       level, leaf->lo, sl_gap_align_log(word),
+			       sl_gap_block_log(word), sl_gap_align_log(real),
+			       sl_gap_block_log(real));
 			return -EUCLEAN;
 		}
 	}

@@ -343,6 +343,7 @@ void sl_gap_note(struct sl_list *list, unsigned long key);
 bool sl_gap_find(struct sl_list *list, unsigned long from, unsigned long room,
 		 unsigned long size, unsigned long align, unsigned long *found);
 int sl_gap_check_level(struct sl_list *list, unsigned int level);
+unsigned long sl_gap_visits(void);
 
 /* directory.c */
 /*

@@ -143,16 +143,16 @@ static bool sl_unlink_level(struct sl_list *list, struct sl_leaf *leaf,
 		/* @leaf is dead, so its links no longer change. */
 		succ = rcu_dereference_protected(link->next,
 						 READ_ONCE(leaf->dead));
+		/* Its gaps go to the predecessor before its span does (gap.c). */
+		sl_gap_absorb(link, plink);
+		sl_window(list, SL_WIN_UNLINK_ABSORBED, .key = leaf->lo,
+			  .leaf = leaf, .level = level);
 		/*
 		 * Fence first: until the pointer follows, a search sees @leaf
 		 * with the next leaf's fence and merely declines a shortcut.
 		 */
 		WRITE_ONCE(plink->lo, link->lo);
 		rcu_assign_pointer(plink->next, succ);
-		sl_window(list, SL_WIN_UNLINK_SWITCHED, .key = leaf->lo,
-			  .leaf = leaf, .level = level);
-		/* Its span is the predecessor's now, and so are its gaps. */
-		sl_gap_absorb(link, plink);
 		done = true;
 	}
 	sl_unlock_all(&held);

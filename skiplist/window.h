@@ -42,15 +42,20 @@ enum sl_window {
 	/* A delete of @key dropped its locks and has not noted its gap. */
 	SL_WIN_DELETE_NOTE,
 	/*
-	 * The predecessor of dead @leaf at @level points past it and is
-	 * locked; the dead link's gap bound is not absorbed yet (tower.c).
+	 * Dead @leaf's link at @level is sealed and its gap bound absorbed by
+	 * its predecessor, which is locked and still points at it (tower.c).
 	 */
-	SL_WIN_UNLINK_SWITCHED,
+	SL_WIN_UNLINK_ABSORBED,
 	/*
-	 * A tightening of a link at @level read the bound of @leaf's link at
-	 * @level - 1 and not yet its next pointer (gap.c).
+	 * A tightening of a link at @level read the next pointer of @leaf's
+	 * link at @level - 1 and not yet its gap bound (gap.c).
 	 */
 	SL_WIN_GAP_COUNT_LINK,
+	/*
+	 * A gap search read the next pointer of @leaf's link at @level and
+	 * not yet its gap bound (gap.c).
+	 */
+	SL_WIN_GAP_SEARCH_LINK,
 	/*
 	 * A tightening of @leaf's link at @level has recounted its bound and
 	 * not stored it; @end is where the span ends, 0 for the end of the

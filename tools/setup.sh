@@ -43,7 +43,8 @@ fi
 pkgs=(build-essential make gcc g++ xz-utils perl python3 python3-matplotlib
       python3-venv sparse liburcu-dev libtbb-dev libcds-dev linux-source-6.1
       linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static
-      bc flex bison libelf-dev libssl-dev fio valgrind)
+      bc flex bison libelf-dev libssl-dev fio valgrind
+      file)  # virtme-ng runs file(1) on the guest's init
 p612=$(headers_612 || true)
 if [ -z "$p612" ]; then
 	as_root apt-get update -qq

@@ -77,9 +77,70 @@ MUTANTS = [
      "\tif (0)",
      "unit", "range_cache test: -ENOSPC while cached ranges fill the space"),
     ("tighten-overwrites-raise", "skiplist/gap.c",
-     "\tcmpxchg(&link->gap, busy, sl_gap_pack(bound, sl_gap_gen(busy) + 1));",
-     "\tWRITE_ONCE(link->gap, sl_gap_pack(bound, sl_gap_gen(busy) + 1));",
+     "\tseen = cmpxchg(&link->gap, busy, bound);",
+     "\tWRITE_ONCE(link->gap, bound);\n\tseen = busy;",
      "unit", "gap_race test: a free raising a bound inside a tightening's window"),
+    ("unlink-switches-before-absorb", "skiplist/tower.c",
+     "\t\tsl_gap_absorb(link, plink);\n"
+     "\t\tsl_window(list, SL_WIN_UNLINK_ABSORBED, .key = leaf->lo,\n"
+     "\t\t\t  .leaf = leaf, .level = level);\n"
+     "\t\t/*\n"
+     "\t\t * Fence first: until the pointer follows, a search sees @leaf\n"
+     "\t\t * with the next leaf's fence and merely declines a shortcut.\n"
+     "\t\t */\n"
+     "\t\tWRITE_ONCE(plink->lo, link->lo);\n"
+     "\t\trcu_assign_pointer(plink->next, succ);\n",
+     "\t\tWRITE_ONCE(plink->lo, link->lo);\n"
+     "\t\trcu_assign_pointer(plink->next, succ);\n"
+     "\t\tsl_window(list, SL_WIN_UNLINK_ABSORBED, .key = leaf->lo,\n"
+     "\t\t\t  .leaf = leaf, .level = level);\n"
+     "\t\tsl_gap_absorb(link, plink);\n",
+     "unit", "gap_unlink_window test: a search and a recount between the switch and the absorb"),
+    ("gap-count-reads-bound-first", "skiplist/gap.c",
+     "\t\tsl_window(list, SL_WIN_GAP_COUNT_LINK, .leaf = leaf,\n"
+     "\t\t\t  .level = level);\n"
+     "\t\tword = READ_ONCE(link->gap);\n",
+     "\t\tword = READ_ONCE(link->gap);\n"
+     "\t\tsl_window(list, SL_WIN_GAP_COUNT_LINK, .leaf = leaf,\n"
+     "\t\t\t  .level = level);\n"
+     "\t\tnext = rcu_dereference(link->next);\n",
+     "unit", "gap_count_unlink test: a recount that skips a span unlinked between its two reads"),
+    ("gap-search-reads-bound-first", "skiplist/gap.c",
+     "\t\tsl_window(list, SL_WIN_GAP_SEARCH_LINK, .leaf = leaf,\n"
+     "\t\t\t  .level = level);\n"
+     "\t\t/* The word before next->lo: it shares the line, next is a miss. */\n"
+     "\t\tword = smp_load_acquire(&link->gap);\n",
+     "\t\tword = smp_load_acquire(&link->gap);\n"
+     "\t\tsl_window(list, SL_WIN_GAP_SEARCH_LINK, .leaf = leaf,\n"
+     "\t\t\t  .level = level);\n"
+     "\t\tnext = rcu_dereference(link->next);\n"
+     "\t\tf->next = next;\n",
+     "unit", "gap_search_unlink test: a search that skips a span unlinked between its two reads"),
+    ("tighten-span-ignores-seal", "skiplist/gap.c",
+     "\tnext = sl_gap_next_live(owner, level);\n\tif (next)",
+     "\tnext = rcu_dereference(link->next);\n\tif (next)",
+     "unit", "gap_unlink_window test: a span tightened without the span it takes over"),
+    ("raise-cover-takes-sealed", "skiplist/gap.c",
+     "\t\t\tif (!sl_gap_sealed(leaf, l))\n\t\t\t\tlive = leaf;\n",
+     "\t\t\tlive = leaf;\n",
+     "unit", "gap_unlink_window test: a raise that waits for an unlink to finish (hangs)"),
+    ("gap-prune-ignores-alignment", "skiplist/gap.c",
+     "\treturn (size == SL_GAP_MAX || size >= req->size) &&\n"
+     "\t\tsl_gap_align_log(bound) >= req->align_log &&\n"
+     "\t\tsl_gap_block_log(bound) >= req->block_log;\n",
+     "\treturn size == SL_GAP_MAX || size >= req->size;\n",
+     "unit", "gap_align_prune test: an aligned request that scans every misaligned gap"),
+    ("gap-align-of-first-unit", "skiplist/gap.c",
+     "\talign = first ? ilog2((first - 1) ^ last) : SL_GAP_LOG_MAX;\n",
+     "\talign = first ? __ffs(first) : SL_GAP_LOG_MAX;\n",
+     "unit", "gap_align_exact test: a run whose most aligned unit is not its first"),
+    ("gap-block-at-run-start", "skiplist/gap.c",
+     "\tif (start < first || start > last || last - start < step - 1)\n\t\tblock--;\n",
+     "\tif (first && __ffs(first) < block)\n\t\tblock = __ffs(first);\n",
+     "unit", "gap_align_exact test: an aligned block that does not start the run"),
+    ("raise-clears-busy", "skiplist/gap.c",
+     "\t\tif (old & SL_GAP_BUSY)\n\t\t\tnew |= SL_GAP_FLAGS;\n", "",
+     "unit", "gap_generation_wrap test: a second tightening's BUSY word equal to a stalled one's"),
     ("erase-keeps-recent-entry", "extent/range_alloc.c",
      "\tif (ra->cache)\n\t\tsl_range_forget(ra, range);\n", "",
      "unit", "range_recent test: a free reading a range erased and freed"),

@@ -2,7 +2,7 @@
 /*
  * Stall mode (stall.h).  How often a window stalls depends on how often
  * it is reached: the windows of a writer in the middle of a structural
- * change (a split published, a merge before its unlink, a link switched)
+ * change (a split published, a merge before its unlink, a link sealed)
  * come once per split or merge and stall one time in four, which keeps
  * the list in those states for a good part of the run; the gap search's
  * and the delete's note come once or more per operation and stall one
@@ -31,6 +31,7 @@ static const unsigned int stall_every[SL_WIN_NR] = {
 	[SL_WIN_SEARCH_HOP] = 512,
 	[SL_WIN_DELETE_NOTE] = 32,
 	[SL_WIN_GAP_COUNT_LINK] = 64,
+	[SL_WIN_GAP_SEARCH_LINK] = 64,
 	[SL_WIN_GAP_TIGHTEN] = 16,
 };
 #define STALL_EVERY_DEFAULT	4
@@ -44,8 +45,9 @@ static const char *const stall_names[SL_WIN_NR] = {
 	[SL_WIN_DELETE_UNLOCKED] = "delete_unlocked",
 	[SL_WIN_DELETE_UNLINKED] = "delete_unlinked",
 	[SL_WIN_DELETE_NOTE] = "delete_note",
-	[SL_WIN_UNLINK_SWITCHED] = "unlink_switched",
+	[SL_WIN_UNLINK_ABSORBED] = "unlink_absorbed",
 	[SL_WIN_GAP_COUNT_LINK] = "gap_count_link",
+	[SL_WIN_GAP_SEARCH_LINK] = "gap_search_link",
 	[SL_WIN_GAP_TIGHTEN] = "gap_tighten",
 	[SL_WIN_DIR_FILLED] = "dir_filled",
 };

@@ -3,9 +3,9 @@
  * Stall mode for the stress tests: at every window (skiplist/window.h) a
  * thread is delayed now and then, so that other threads meet the list in
  * the transient state the window marks (a leaf merged but not unlinked, a
- * link switched but its gap bound not absorbed, ...) often rather than by
- * luck.  Each window is counted: reached, reached by a thread holding a
- * dead leaf, and stalled.
+ * dead link sealed but still pointed at, ...) often rather than by luck.
+ * Each window is counted: reached, reached by a thread holding a dead
+ * leaf, and stalled.
  */
 #ifndef _TEST_STALL_H
 #define _TEST_STALL_H
