@@ -32,8 +32,14 @@
  *  - A leaf found through the directory or a tower may have died before
  *    the search began.  Its @next may name a leaf merged away and queued
  *    to RCU before the search began, whose grace period does not wait for
- *    it (issue 18).  It is handed back dead, and the callers go left of
- *    it (sl_left_of_dead()); its @next is never followed.
+ *    it (issue 18).  So its @next is never followed: the search descends
+ *    again, aimed just below the dead leaf's lower fence, which lands on a
+ *    live leaf left of it (or on another dead one, passed the same way;
+ *    the head never dies), and walks on from there: a walk from a live
+ *    leaf meets only leaves that died since, so it ends once merges stop.
+ *    Handing the dead leaf back would do for readers, which go left of it
+ *    anyway (sl_left_of_dead()), but a writer's sl_lock_covering() would
+ *    then lock the leaf before it only to step over it.
  *  - A tower link may be followed from any leaf the descent reached
  *    through the towers, dead or alive.  A leaf N after a dead leaf D at
  *    level L is unlinked there only once D is (sl_tower_unlink() waits for
@@ -64,9 +70,13 @@ static struct sl_leaf *sl_descend_towers(struct sl_list *list,
 					 unsigned long key,
 					 unsigned int *loads)
 {
-	struct sl_leaf *leaf = list->head, *rejected = NULL, *next;
+	struct sl_leaf *leaf, *rejected, *next;
+	unsigned long aim = key;
 	int level;
 
+again:
+	leaf = list->head;
+	rejected = NULL;
 	for (level = READ_ONCE(list->level) - 1; level > 0; level--) {
 		for (;;) {
 			struct sl_link *link = sl_up(leaf, level);
@@ -77,7 +87,7 @@ static struct sl_leaf *sl_descend_towers(struct sl_list *list,
 				break;
 			sl_count(*loads);
 			lo = READ_ONCE(link->lo);
-			if (key < lo) {
+			if (aim < lo) {
 				rejected = next;
 				break;
 			}
@@ -87,6 +97,9 @@ static struct sl_leaf *sl_descend_towers(struct sl_list *list,
 				return leaf;
 		}
 	}
+	/* Aimed left of a dead leaf: what was rejected says nothing of @key. */
+	if (aim != key)
+		rejected = NULL;
 	for (;;) {
 		next = rcu_dereference(leaf->next);
 		if (!next || sl_known_above(next, rejected))
@@ -95,9 +108,14 @@ static struct sl_leaf *sl_descend_towers(struct sl_list *list,
 		if (key <= READ_ONCE(leaf->hi))
 			return leaf;
 		sl_window(list, SL_WIN_SEARCH_HOP, .key = key, .leaf = leaf);
-		/* A tower may have led here after it died: see the top. */
-		if (READ_ONCE(leaf->dead))
-			return leaf;
+		/*
+		 * A tower may have led here after it died: go on from the
+		 * left of it instead (see the top).
+		 */
+		if (READ_ONCE(leaf->dead)) {
+			aim = leaf->lo - 1;
+			goto again;
+		}
 		leaf = next;
 	}
 }
@@ -109,9 +127,9 @@ static struct sl_leaf *sl_descend_towers(struct sl_list *list,
  * rebuild with @key on the far side.  Then the next leaf, most often the
  * split's right half, is tried once; beyond it the descent bounds the
  * search, where a walk along level 0 would not (appends past the last
- * entry).  The leaf the directory names may have died since the search
- * began, and then its next pointer may name a freed leaf: a dead leaf is
- * returned as it is (top of the file), and its callers go left of it.
+ * entry).  The leaf the directory names may have died before the search
+ * began, and then its next pointer may name a freed leaf: from a dead
+ * leaf the search descends instead (top of the file).
  * Inline in the searches here, as is sl_locate(): under emulation every
  * call and return costs a lookup of the next translation block.
  *
@@ -129,19 +147,19 @@ static __always_inline struct sl_leaf *sl_start(struct sl_list *list,
 			return leaf;
 		sl_window(list, SL_WIN_SEARCH_HOP, .key = key, .leaf = leaf);
 		/* Dead before the search found it, maybe: see the top. */
-		if (READ_ONCE(leaf->dead))
-			return leaf;
-		leaf = rcu_dereference(leaf->next);
-		if (leaf) {
-			sl_count(*loads);
-			if (key <= READ_ONCE(leaf->hi))
-				return leaf;
+		if (!READ_ONCE(leaf->dead)) {
+			leaf = rcu_dereference(leaf->next);
+			if (leaf) {
+				sl_count(*loads);
+				if (key <= READ_ONCE(leaf->hi))
+					return leaf;
+			}
 		}
 	}
 	return sl_descend_towers(list, key, loads);
 }
 
-/* sl_start(), for the writers (locking.c); the leaf may be dead. */
+/* sl_start(), for the writers (locking.c). */
 struct sl_leaf *sl_descend(struct sl_list *list, unsigned long key,
 			   unsigned int *loads)
 {

@@ -169,12 +169,11 @@ MUTANTS = [
      "\tif (hi)\n\t\treturn -1;",
      "unit", "lookup_guess test: evenly spaced keys cost a binary search's loads"),
     ("directory-hop-follows-dead-next", "skiplist/search.c",
-     "\t\t/* Dead before the search found it, maybe: see the top. */\n"
-     "\t\tif (READ_ONCE(leaf->dead))\n\t\t\treturn leaf;\n", "",
+     "\t\tif (!READ_ONCE(leaf->dead)) {\n\t\t\tleaf = rcu_dereference(leaf->next);",
+     "\t\tif (1) {\n\t\t\tleaf = rcu_dereference(leaf->next);",
      "unit", "dead_hop_directory test: ASan use-after-free of a leaf freed under a reader"),
     ("tower-walk-follows-dead-next", "skiplist/search.c",
-     "\t\t/* A tower may have led here after it died: see the top. */\n"
-     "\t\tif (READ_ONCE(leaf->dead))\n\t\t\treturn leaf;\n", "",
+     "\t\tif (READ_ONCE(leaf->dead)) {\n\t\t\taim = leaf->lo - 1;\n\t\t\tgoto again;\n\t\t}\n", "",
      "unit", "dead_hop_tower test: ASan use-after-free of a leaf freed under a reader"),
     ("recent-ignores-size", "extent/range_alloc.c",
      "\tif (!range || range->slot.key != start || range->slot.size != size)",

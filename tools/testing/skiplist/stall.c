@@ -4,12 +4,13 @@
  * it is reached: the windows of a writer in the middle of a structural
  * change (a split published, a merge before its unlink, a link sealed)
  * come once per split or merge and stall one time in four, which keeps
- * the list in those states for a good part of the run; the gap search's
- * and the delete's note come once or more per operation and stall one
- * time in 16 to 64; the windows inside every search (a lookup's snapshot,
- * a hop along level 0) come millions of times a second and stall one time
- * in 512, which still makes thousands of stalls a second without starving
- * the readers, but one time in four when the leaf they hold is dead.
+ * the list in those states for a good part of the run; the gap count's
+ * and tightening's, and the delete's note, come once or more per
+ * operation and stall one time in 16 to 64; the windows every search
+ * passes (a lookup's snapshot, a hop along level 0, each link a gap
+ * search reads) come millions of times a second and stall one time in
+ * 512, which still makes thousands of stalls a second without starving
+ * anyone, but one time in four when the leaf they hold is dead.
  *
  * Half of the stalls hold the CPU for 1 to 20 us, as an interrupt would;
  * a quarter yield it; a quarter sleep 1 to 100 us, long enough for other
@@ -31,7 +32,7 @@ static const unsigned int stall_every[SL_WIN_NR] = {
 	[SL_WIN_SEARCH_HOP] = 512,
 	[SL_WIN_DELETE_NOTE] = 32,
 	[SL_WIN_GAP_COUNT_LINK] = 64,
-	[SL_WIN_GAP_SEARCH_LINK] = 64,
+	[SL_WIN_GAP_SEARCH_LINK] = 512,
 	[SL_WIN_GAP_TIGHTEN] = 16,
 };
 #define STALL_EVERY_DEFAULT	4
