@@ -59,10 +59,12 @@ extern unsigned long shim_rcu_oldest;
 void shim_rcu_process(void);
 
 /*
- * After the depth went up.  A section nested in another one, or in a
- * signal handler that interrupted rcu_read_lock() between the depth and
- * @start, finds @start set and keeps it: an older start only makes grace
- * periods wait longer.
+ * After the depth went up.  A nested section finds @start set and keeps
+ * it.  So does a section whose rcu_read_lock() a signal handler
+ * interrupted after the depth went up: the handler's section set @start
+ * and, nested, left it set, before this section read anything.  A handler
+ * that interrupts the outermost unlock between the depth and @start keeps
+ * the older @start, which only makes grace periods wait longer.
  */
 static inline void shim_urcu_read_lock(void)
 {
