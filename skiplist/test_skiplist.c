@@ -1065,6 +1065,9 @@ static const struct sl_test_case sl_test_cases[] = {
 	{ "em_random_model", test_em_random_model },
 #ifdef SL_TEST_FAULT_INJECTION
 	{ "em_enomem", test_em_enomem },
+	{ "em_drop_steps", test_em_drop_steps },
+	{ "em_check_steps", test_em_check_steps },
+	{ "em_account", test_em_account },
 #endif
 	/* The range allocator: extent/test_range.c. */
 	{ "range_basic", test_range_basic },

@@ -111,6 +111,18 @@ MUTANTS = [
      "\tif (!range || range->slot.key != start || range->slot.size != size)",
      "\tif (!range || range->slot.key != start)",
      "unit", "range_recent test: a free of the wrong size through the table"),
+    ("drop-in-one-step", "extent/extent_map.c",
+     "\t\tif (++n > SL_EM_BATCH)\n\t\t\treturn low;",
+     "\t\tif (++n > SL_EM_BATCH)\n\t\t\treturn start;",
+     "unit", "em_drop_steps test: a punch of 4 SL_EM_BATCH + 3 extents made in one write section"),
+    ("check-walks-unbounded", "extent/extent_map.c",
+     "\tfor (n = 0; n < SL_EM_BATCH && !ret; n++) {",
+     "\tfor (n = 0; !ret; n++) {",
+     "unit", "em_check_steps test: the whole map walked in one read-side section"),
+    ("count-misses-punch", "extent/extent_map.c",
+     "\t\tatomic_long_dec(&em->nr);\n\t\tsl_extent_free_rcu(sl_extent_of(slot));",
+     "\t\tsl_extent_free_rcu(sl_extent_of(slot));",
+     "unit", "extent tests: sl_em_count() after a punch"),
 ]
 
 # Races show up far more often with 4 keys per leaf, where nearly every
