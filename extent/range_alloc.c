@@ -380,20 +380,31 @@ static struct sl_range *sl_range_cache_pop(struct sl_range_cache *cache,
  * Drop the reclaimed ranges from a full stack, keeping the order of the
  * others.  A state read as anything but cached cannot turn cached again.
  * Called with the cache's local lock held.
+ *
+ * Another CPU may be reading the stack meanwhile (sl_range_cached_any()):
+ * the dropped ranges are handed to sl_range_drop_reclaimed(), which may
+ * queue their memory for freeing, only once the count that hides them is
+ * stored.  A reader whose section began before that call_rcu() is waited
+ * for; one that began after it sees the new count (the grace period's
+ * guarantee), and below it only ranges kept.
  */
 static noinline unsigned int sl_range_cache_compact(struct sl_range_cache *cache,
 						    unsigned long i)
 {
+	struct sl_range *dropped[SL_RANGE_CACHE_DEPTH];
 	struct sl_range **stack = cache->ranges[i];
-	unsigned int n, kept = 0;
+	unsigned int n, kept = 0, gone = 0;
 
 	for (n = 0; n < SL_RANGE_CACHE_DEPTH; n++) {
 		if (READ_ONCE(stack[n]->state) == SL_RANGE_CACHED)
 			WRITE_ONCE(stack[kept++], stack[n]);
 		else
-			sl_range_drop_reclaimed(stack[n]);
+			dropped[gone++] = stack[n];
 	}
-	WRITE_ONCE(cache->nr[i], kept);
+	/* Pairs with the reader's acquire: the kept entries are below it. */
+	smp_store_release(&cache->nr[i], kept);
+	for (n = 0; n < gone; n++)
+		sl_range_drop_reclaimed(dropped[n]);
 	return kept;
 }
 
@@ -416,7 +427,13 @@ static __always_inline bool sl_range_cache_push(struct sl_range_cache *cache,
 	if (nr == SL_RANGE_CACHE_DEPTH)
 		return false;
 	WRITE_ONCE(cache->ranges[i][nr], range);
-	WRITE_ONCE(cache->nr[i], nr + 1);
+	/*
+	 * Pairs with the reader's acquire of the count: a reader that sees
+	 * the new count sees this entry, not the one an earlier push left
+	 * there, whose range may have been freed since.  (x86 keeps stores
+	 * in order anyway; arm64 and others do not.)
+	 */
+	smp_store_release(&cache->nr[i], nr + 1);
 	/* Pairs with the reclaim's cmpxchg: the shadow is already clear. */
 	smp_store_release(&range->state, SL_RANGE_CACHED);
 	return true;
@@ -426,8 +443,10 @@ static __always_inline bool sl_range_cache_push(struct sl_range_cache *cache,
  * Whether any cache holds a range still cached, so that a walk of the
  * index may find it: O(entries on the stacks), against the walk's
  * O(ranges).  The stacks are read without their locks: an entry below
- * the count read names a range that was on the stack then, and a range
- * leaves a stack before it is freed, after a grace period.
+ * the count read (with acquire, against the push's release) is one that
+ * a push stored, never an older one; and a range leaves a stack (the
+ * count drops below it) before its memory is queued for freeing after a
+ * grace period, so a reader that began after that sees it gone.
  */
 static bool sl_range_cached_any(struct sl_range_alloc *ra)
 {
@@ -439,7 +458,10 @@ static bool sl_range_cached_any(struct sl_range_alloc *ra)
 		struct sl_range_cache *cache = per_cpu_ptr(ra->cache, cpu);
 
 		for (i = 0; i < SL_RANGE_CACHE_SIZES && !found; i++) {
-			nr = READ_ONCE(cache->nr[i]);
+			/* Pairs with the push's release: its entries. */
+			nr = min_t(unsigned int,
+				   smp_load_acquire(&cache->nr[i]),
+				   SL_RANGE_CACHE_DEPTH);
 			for (n = 0; n < nr && !found; n++) {
 				struct sl_range *r = READ_ONCE(cache->ranges[i][n]);
 
