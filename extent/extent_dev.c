@@ -309,7 +309,8 @@ static long sl_edev_ra_init(struct sl_edev *dev, void __user *uarg)
 				   "shadow bitmap over [%llu, %llu): more than %llu units",
 				   req.start, req.end, SL_RA_SHADOW_MAX);
 	ret = sl_range_init(&dev->ra, req.start, req.end,
-			    req.flags & SL_RA_INIT_SHADOW ? SL_RANGE_SHADOW : 0);
+			    req.flags & SL_RA_INIT_SHADOW ? SL_RANGE_SHADOW : 0,
+			    GFP_KERNEL_ACCOUNT);
 	if (ret)
 		return ret;
 	dev->ra_start = req.start;

@@ -173,7 +173,7 @@ static __always_inline void sl_shadow_release(struct sl_range_alloc *ra,
 		sl_shadow_release_bits(ra, start, size);
 }
 
-static int sl_shadow_init(struct sl_range_alloc *ra)
+static int sl_shadow_init(struct sl_range_alloc *ra, gfp_t gfp)
 {
 	unsigned long span = sl_range_span(ra);
 	struct sl_range_shadow *sh;
@@ -183,10 +183,10 @@ static int sl_shadow_init(struct sl_range_alloc *ra)
 		       SL_RANGE_SHADOW_MAX);
 		return -EINVAL;
 	}
-	sh = kzalloc(sizeof(*sh), GFP_KERNEL);
+	sh = kzalloc(sizeof(*sh), gfp);
 	if (!sh)
 		return -ENOMEM;
-	sh->bits = kvcalloc(BITS_TO_LONGS(span), sizeof(long), GFP_KERNEL);
+	sh->bits = kvcalloc(BITS_TO_LONGS(span), sizeof(long), gfp);
 	if (!sh->bits) {
 		kfree(sh);
 		return -ENOMEM;
@@ -206,13 +206,17 @@ static int sl_shadow_init(struct sl_range_alloc *ra)
  * @flags: 0, or any of SL_RANGE_SHADOW to check every operation on a
  *         bitmap (spaces of at most 2^28 units) and SL_RANGE_CACHE for
  *         per-CPU caches of freed ranges (see range_alloc.h)
+ * @gfp:   allocation flags for the allocator's own memory (the per-CPU
+ *         hints and caches, the index's first leaf, the bitmap of up to
+ *         32 MiB): GFP_KERNEL, or GFP_KERNEL_ACCOUNT when a user asked
+ *         for the allocator, so that its memory cgroup pays for it
  *
  * Context: Process context; may sleep.
  * Return: 0; -EINVAL for an empty space, unknown flags or a shadow bitmap
  * on too large a space; -ENOMEM.
  */
 int sl_range_init(struct sl_range_alloc *ra, unsigned long start,
-		  unsigned long end, unsigned int flags)
+		  unsigned long end, unsigned int flags, gfp_t gfp)
 {
 	unsigned long step;
 	unsigned int cpu, n = 0;
@@ -229,7 +233,7 @@ int sl_range_init(struct sl_range_alloc *ra, unsigned long start,
 	memset(ra, 0, sizeof(*ra));
 	ra->start = start;
 	ra->end = end;
-	ra->hint = alloc_percpu(unsigned long);
+	ra->hint = alloc_percpu_gfp(unsigned long, gfp);
 	if (!ra->hint)
 		return -ENOMEM;
 	/* Spread the CPUs' first searches evenly over the space. */
@@ -241,7 +245,7 @@ int sl_range_init(struct sl_range_alloc *ra, unsigned long start,
 		*hint = start + step * n++;
 	}
 	if (flags & SL_RANGE_CACHE) {
-		ra->cache = alloc_percpu(struct sl_range_cache);
+		ra->cache = alloc_percpu_gfp(struct sl_range_cache, gfp);
 		if (!ra->cache) {
 			ret = -ENOMEM;
 			goto out_hint;
@@ -249,11 +253,11 @@ int sl_range_init(struct sl_range_alloc *ra, unsigned long start,
 		for_each_possible_cpu(cpu)
 			local_lock_init(&per_cpu_ptr(ra->cache, cpu)->lock);
 	}
-	ret = sl_init(&ra->list, GFP_KERNEL);
+	ret = sl_init(&ra->list, gfp);
 	if (ret)
 		goto out_cache;
 	if (flags & SL_RANGE_SHADOW) {
-		ret = sl_shadow_init(ra);
+		ret = sl_shadow_init(ra, gfp);
 		if (ret)
 			goto out_list;
 	}

@@ -80,7 +80,7 @@ struct sl_range_stats {
 #define SL_RANGE_RECENT		BIT(SL_RANGE_RECENT_BITS)
 
 int sl_range_init(struct sl_range_alloc *ra, unsigned long start,
-		  unsigned long end, unsigned int flags);
+		  unsigned long end, unsigned int flags, gfp_t gfp);
 void sl_range_destroy(struct sl_range_alloc *ra);
 int sl_range_alloc(struct sl_range_alloc *ra, unsigned long size,
 		   unsigned long align, unsigned long min, unsigned long max,

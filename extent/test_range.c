@@ -14,7 +14,8 @@ static void test_range_basic(void)
 	struct sl_range_stats st;
 	unsigned long a = 0, b = 0, c = 0;
 
-	if (!SL_EXPECT(sl_range_init(&ra, 100, 1100, SL_RANGE_SHADOW) == 0))
+	if (!SL_EXPECT(sl_range_init(&ra, 100, 1100, SL_RANGE_SHADOW,
+				     GFP_KERNEL) == 0))
 		return;
 	SL_EXPECT(sl_range_alloc(&ra, 10, 1, 0, 0, 0, &a, GFP_KERNEL) == 0);
 	SL_EXPECT(a == 100);
@@ -62,8 +63,8 @@ static void test_range_basic(void)
 	SL_EXPECT(sl_check(&ra.list) == 0);
 	sl_range_destroy(&ra);
 
-	SL_EXPECT(sl_range_init(&ra, 5, 5, 0) == -EINVAL);
-	SL_EXPECT(sl_range_init(&ra, 0, 10, 0x100) == -EINVAL);
+	SL_EXPECT(sl_range_init(&ra, 5, 5, 0, GFP_KERNEL) == -EINVAL);
+	SL_EXPECT(sl_range_init(&ra, 0, 10, 0x100, GFP_KERNEL) == -EINVAL);
 }
 
 /*
@@ -77,7 +78,7 @@ static void test_range_fragmented(void)
 	unsigned long n = 20000, i, got = 0, bad = 0;
 	struct sl_range_alloc ra;
 
-	if (!SL_EXPECT(sl_range_init(&ra, 0, 2 * n + 2, 0) == 0))
+	if (!SL_EXPECT(sl_range_init(&ra, 0, 2 * n + 2, 0, GFP_KERNEL) == 0))
 		return;
 	for (i = 0; i < n; i++)
 		bad += sl_range_reserve(&ra, 2 * i, 1, GFP_KERNEL) != 0;
@@ -113,7 +114,8 @@ static void sl_test_range_churn(unsigned int flags)
 	map = kcalloc(BITS_TO_LONGS(space), sizeof(long), GFP_KERNEL);
 	if (!SL_EXPECT(map))
 		return;
-	if (!SL_EXPECT(sl_range_init(&ra, 0, space, SL_RANGE_SHADOW | flags) == 0)) {
+	if (!SL_EXPECT(sl_range_init(&ra, 0, space, SL_RANGE_SHADOW | flags,
+				     GFP_KERNEL) == 0)) {
 		kfree(map);
 		return;
 	}
@@ -169,7 +171,8 @@ static void test_range_cache(void)
 	struct sl_range_stats st;
 
 	if (!SL_EXPECT(sl_range_init(&ra, 0, 64,
-				     SL_RANGE_CACHE | SL_RANGE_SHADOW) == 0))
+				     SL_RANGE_CACHE | SL_RANGE_SHADOW,
+				     GFP_KERNEL) == 0))
 		return;
 	/* Aligned, so that 16 ranges of 4 fill the space exactly below. */
 	SL_EXPECT(sl_range_alloc_cpu(&ra, 4, 4, &a, GFP_KERNEL) == 0);
@@ -257,7 +260,8 @@ static void test_range_recent(void)
 	struct sl_range_alloc ra;
 
 	if (!SL_EXPECT(sl_range_init(&ra, 0, 1024,
-				     SL_RANGE_CACHE | SL_RANGE_SHADOW) == 0))
+				     SL_RANGE_CACHE | SL_RANGE_SHADOW,
+				     GFP_KERNEL) == 0))
 		return;
 	/* Too large to be cached: a free erases it at once. */
 	SL_EXPECT(sl_range_alloc_cpu(&ra, big, 1, &a, GFP_KERNEL) == 0);
@@ -295,3 +299,37 @@ static void test_range_recent(void)
 	SL_EXPECT(sl_check(&ra.list) == 0);
 	sl_range_destroy(&ra);
 }
+
+#ifdef SL_TEST_FAULT_INJECTION
+/*
+ * Memory a user causes is charged to its memory cgroup: every allocation
+ * the allocator makes for a caller passing GFP_KERNEL_ACCOUNT (the per-CPU
+ * hints and caches, the index, the shadow bitmap, the ranges) carries
+ * __GFP_ACCOUNT.
+ */
+static void test_range_account(void)
+{
+	unsigned long i, got, bad = 0;
+	struct sl_range_alloc ra;
+
+	shim_gfp_required = __GFP_ACCOUNT;
+	shim_gfp_missing = 0;
+	if (!SL_EXPECT(sl_range_init(&ra, 0, 1UL << 20,
+				     SL_RANGE_SHADOW | SL_RANGE_CACHE,
+				     GFP_KERNEL_ACCOUNT) == 0)) {
+		shim_gfp_required = 0;
+		return;
+	}
+	/* Enough ranges to split leaves, in both kinds of allocation. */
+	for (i = 0; i < 300; i++) {
+		bad += !!sl_range_alloc_cpu(&ra, 1 + i % 70, 1, &got,
+					    GFP_KERNEL_ACCOUNT);
+		bad += !!sl_range_reserve(&ra, (1UL << 19) + 2 * i, 1,
+					  GFP_KERNEL_ACCOUNT);
+	}
+	shim_gfp_required = 0;
+	SL_EXPECT(bad == 0);
+	SL_EXPECT(shim_gfp_missing == 0);
+	sl_range_destroy(&ra);
+}
+#endif

@@ -1076,6 +1076,9 @@ static const struct sl_test_case sl_test_cases[] = {
 	{ "range_churn_cached", test_range_churn_cached },
 	{ "range_cache", test_range_cache },
 	{ "range_recent", test_range_recent },
+#ifdef SL_TEST_FAULT_INJECTION
+	{ "range_account", test_range_account },
+#endif
 };
 
 #ifndef SL_TEST_KUNIT

@@ -123,6 +123,10 @@ MUTANTS = [
      "\t\tatomic_long_dec(&em->nr);\n\t\tsl_extent_free_rcu(sl_extent_of(slot));",
      "\t\tsl_extent_free_rcu(sl_extent_of(slot));",
      "unit", "extent tests: sl_em_count() after a punch"),
+    ("init-ignores-gfp", "extent/range_alloc.c",
+     "\tsh->bits = kvcalloc(BITS_TO_LONGS(span), sizeof(long), gfp);",
+     "\tsh->bits = kvcalloc(BITS_TO_LONGS(span), sizeof(long), GFP_KERNEL);",
+     "unit", "range_account test: the shadow bitmap not charged to the caller"),
 ]
 
 # Races show up far more often with 4 keys per leaf, where nearly every
