@@ -1077,6 +1077,9 @@ static const struct sl_test_case sl_test_cases[] = {
 	{ "range_cache", test_range_cache },
 	{ "range_recent", test_range_recent },
 #ifdef SL_TEST_FAULT_INJECTION
+	{ "range_stats_steps", test_range_stats_steps },
+	{ "range_reclaim_steps", test_range_reclaim_steps },
+	{ "range_free_lookup", test_range_free_lookup },
 	{ "range_account", test_range_account },
 #endif
 };
