@@ -241,7 +241,9 @@ static __printf(2, 3) int sl_edev_corrupt(const struct sl_extent_info *info,
  * map is walked as userspace sees it, and the views must agree: each step
  * of the walk starts past the one before, a lookup of an extent's last
  * unit finds that extent, and the walk counts what sl_em_count() counts.
- * The caller holds the semaphore exclusive, so no writer runs.
+ * The caller holds the semaphore exclusive, so no writer runs, as
+ * sl_em_check() requires.  Both walks stay atomic for a bounded number
+ * of extents at a time (SL_EM_BATCH, and one) and reschedule in between.
  */
 static long sl_edev_em_check(struct sl_edev *dev)
 {
@@ -309,7 +311,8 @@ static long sl_edev_ra_init(struct sl_edev *dev, void __user *uarg)
 				   "shadow bitmap over [%llu, %llu): more than %llu units",
 				   req.start, req.end, SL_RA_SHADOW_MAX);
 	ret = sl_range_init(&dev->ra, req.start, req.end,
-			    req.flags & SL_RA_INIT_SHADOW ? SL_RANGE_SHADOW : 0);
+			    req.flags & SL_RA_INIT_SHADOW ? SL_RANGE_SHADOW : 0,
+			    GFP_KERNEL_ACCOUNT);
 	if (ret)
 		return ret;
 	dev->ra_start = req.start;

@@ -17,6 +17,16 @@
  *    sl_em_drop_range()) holds @em->lock exclusively and makes all of its
  *    changes inside one write section of @em->seq, so that a reader sees
  *    all of them or none: a reader that overlapped the section retries.
+ *    A punch over more than SL_EM_BATCH extents is several such writers
+ *    in a row, each punching a part of the range, from its end down:
+ *    nobody waits for the whole punch, neither readers spinning on
+ *    @em->seq nor writers on @em->lock, and the CPU may reschedule in
+ *    between.  A reader may therefore see the end of the range unmapped
+ *    and its start still mapped, as a punch of only that end would leave
+ *    it, but never a step half done.
+ *  - The count of extents (@em->nr) changes with every insert and erase,
+ *    inside the write section for multi-extent writers, so that counting
+ *    is O(1) and sees no half of a merge or a punch step.
  *  - An extent's key, disk_start and flags never change while it is in
  *    the list.  Its slot's size does: an exclusive writer grows the extent
  *    that absorbs its neighbours and shrinks the ones a punch trims, in
@@ -40,13 +50,18 @@
  *    used from process and softirq context.  Not from hardirq or NMI
  *    context: a reader interrupting a write section on its own CPU would
  *    wait for it forever.
+ *  - No function holds the lock, a write section or a read-side section
+ *    over more than SL_EM_BATCH extents (or a constant number of
+ *    searches), however large the map.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/build_bug.h>
 #include "extent_map.h"
+#include "window.h"
 
 /**
  * struct sl_extent - an extent in the map
@@ -172,6 +187,7 @@ int sl_em_init(struct sl_extent_map *em, gfp_t gfp)
 {
 	rwlock_init(&em->lock);
 	seqcount_rwlock_init(&em->seq, &em->lock);
+	atomic_long_set(&em->nr, 0);
 	return sl_init(&em->list, gfp);
 }
 EXPORT_SYMBOL_GPL(sl_em_init);
@@ -214,6 +230,8 @@ static int sl_em_add_one(struct sl_extent_map *em, struct sl_extent *ext,
 
 	read_lock_bh(&em->lock);
 	ret = sl_insert(&em->list, &ext->slot, sl_em_gfp_locked(gfp));
+	if (!ret)
+		atomic_long_inc(&em->nr);
 	read_unlock_bh(&em->lock);
 	return ret;
 }
@@ -237,12 +255,14 @@ static int sl_em_merge_locked(struct sl_extent_map *em,
 		ret = sl_insert(&em->list, &ext->slot, gfp);
 		if (ret)
 			return ret;
+		atomic_long_inc(&em->nr);
 		into = ext;
 	}
 	size = into->slot.size;
 	if (into != ext)
 		size += ext->slot.size;
 	if (next && !WARN_ON_ONCE(sl_erase(&em->list, &next->slot))) {
+		atomic_long_dec(&em->nr);
 		size += next->slot.size;
 		sl_extent_free_rcu(next);
 	}
@@ -287,6 +307,8 @@ static int sl_em_add_merge(struct sl_extent_map *em, struct sl_extent *ext,
 	}
 	if (!prev && !next) {
 		ret = sl_insert(&em->list, &ext->slot, gfp);
+		if (!ret)
+			atomic_long_inc(&em->nr);
 		goto unlock;
 	}
 	write_seqcount_begin(&em->seq);
@@ -426,6 +448,8 @@ int sl_em_remove(struct sl_extent_map *em, u64 start)
 
 	read_lock_bh(&em->lock);
 	slot = sl_remove(&em->list, start);
+	if (slot)
+		atomic_long_dec(&em->nr);
 	read_unlock_bh(&em->lock);
 	if (!slot)
 		return -ENOENT;
@@ -454,16 +478,49 @@ static int sl_em_cut_tail(struct sl_extent_map *em, struct sl_extent *ext,
 	ret = sl_insert(&em->list, &tail->slot, gfp);
 	if (ret)
 		sl_resize(&em->list, &ext->slot, size);
+	else
+		atomic_long_inc(&em->nr);
 	return ret;
 }
 
 /*
- * Punch [@start, @last] under the lock.  Returns -EAGAIN if an extent
- * goes on past @last and there is no @spare for its tail; the caller
- * allocates one and calls again.  Takes *@spare when it uses it.
+ * Where a step of a punch of [@start, @last] begins, so that it changes at
+ * most SL_EM_BATCH extents: @start if no more overlap [@start, @last],
+ * else the key of the SL_EM_BATCH-th of them counted down from @last.
+ * Walks SL_EM_BATCH + 2 slots at most.  Under @em->lock held exclusively,
+ * inside rcu_read_lock().
+ */
+static u64 sl_em_step_low(struct sl_extent_map *em, u64 start, u64 last)
+{
+	struct sl_slot *slot;
+	struct sl_iter iter;
+	unsigned int n = 0;
+	u64 low = start;
+
+	lockdep_assert_held_write(&em->lock);
+	/* Past the slot at or after @last, to walk back from there. */
+	sl_iter_start(&iter, &em->list, last);
+	sl_iter_next(&iter);
+	while ((slot = sl_iter_prev(&iter)) && sl_slot_last(slot) >= start) {
+		if (slot->key > last)
+			continue;
+		if (++n > SL_EM_BATCH)
+			return low;
+		/* Only the first extent can start below @start. */
+		low = max_t(u64, slot->key, start);
+	}
+	return start;
+}
+
+/*
+ * One step of a punch of [@start, @last] under the lock: punch [*@low,
+ * @last], where *@low is chosen by sl_em_step_low(), inside one write
+ * section.  Returns -EAGAIN if an extent goes on past @last and there is
+ * no @spare for its tail; the caller allocates one and calls again.
+ * Takes *@spare when it uses it.
  */
 static int sl_em_punch(struct sl_extent_map *em, u64 start, u64 last,
-		       struct sl_extent **spare, gfp_t gfp)
+		       u64 *low, struct sl_extent **spare, gfp_t gfp)
 {
 	struct sl_extent *left = NULL, *right = NULL;
 	struct sl_slot *slot;
@@ -471,6 +528,8 @@ static int sl_em_punch(struct sl_extent_map *em, u64 start, u64 last,
 
 	rcu_read_lock();
 	write_lock_bh(&em->lock);
+	start = sl_em_step_low(em, start, last);
+	*low = start;
 	if (last != U64_MAX) {
 		slot = sl_lookup(&em->list, last);
 		if (slot && sl_slot_last(slot) > last)
@@ -505,6 +564,7 @@ static int sl_em_punch(struct sl_extent_map *em, u64 start, u64 last,
 		if (WARN_ON_ONCE(slot->key < start ||
 				 sl_erase(&em->list, slot)))
 			break;
+		atomic_long_dec(&em->nr);
 		sl_extent_free_rcu(sl_extent_of(slot));
 	}
 end:
@@ -538,24 +598,34 @@ static bool sl_em_needs_spare(struct sl_extent_map *em, u64 last)
  * @len:   units in the hole
  * @gfp:   allocation flags for the new extent a split needs (allocated
  *         before the lock is taken); the index's leaf allocations are made
- *         as in sl_em_add()
+ *         as in sl_em_add().  When it allows sleeping, the CPU may also
+ *         reschedule between the steps of a long punch.
  *
  * Removes the extents inside [@start, @start + @len), trims those that
  * straddle either end of it, and splits in two one that contains it with
- * room on both sides.  Readers see the whole punch or none of it.
+ * room on both sides.  Readers see each step of the punch whole or not at
+ * all.  A punch over at most SL_EM_BATCH extents is one step; a longer one
+ * runs in steps of at most SL_EM_BATCH extents from the end of the range
+ * down, and between two steps readers see the range's end already
+ * unmapped and its start still mapped, and other writers may run.  Each
+ * step punches the part of the range it covers as the map is then: a
+ * writer that maps an offset in a part not yet punched loses it, one that
+ * maps it in a part already punched keeps it.
  *
  * Context: Process or softirq context; takes @em->lock exclusively, with
- * bottom halves disabled.  May sleep if @gfp allows, and then must not be
- * called under rcu_read_lock() or a spinlock.
+ * bottom halves disabled, once per step.  May sleep if @gfp allows, and
+ * then must not be called under rcu_read_lock() or a spinlock.
  * Return: 0 (also when nothing was mapped there); -EINVAL if @len is 0 or
- * the range wraps past U64_MAX; -ENOMEM, with the map unchanged.
+ * the range wraps past U64_MAX; -ENOMEM, with the map unchanged unless
+ * another writer grew an extent across a step boundary meanwhile: then
+ * the steps already made stay made.
  */
 int sl_em_drop_range(struct sl_extent_map *em, u64 start, u64 len, gfp_t gfp)
 {
 	struct sl_extent *spare = NULL;
 	int ret, tries = 0;
+	u64 last, low;
 	bool need;
-	u64 last;
 
 	if (!sl_em_range_ok(start, len))
 		return -EINVAL;
@@ -567,11 +637,18 @@ int sl_em_drop_range(struct sl_extent_map *em, u64 start, u64 len, gfp_t gfp)
 			if (!spare)
 				return -ENOMEM;
 		}
-		ret = sl_em_punch(em, start, last, &spare, gfp);
+		ret = sl_em_punch(em, start, last, &low, &spare, gfp);
 		/* The hint was stale: an extent grew past @last meanwhile. */
 		need = ret == -EAGAIN;
-		if (!need && !sl_em_retry(ret, gfp, &tries))
+		if (need || sl_em_retry(ret, gfp, &tries))
+			continue;
+		if (ret || low == start)
 			break;
+		/* [@low, @last] is punched: let the others in, then go on. */
+		last = low - 1;
+		sl_window(&em->list, SL_WIN_EM_DROP_STEP, .key = low);
+		if (gfpflags_allow_blocking(gfp))
+			cond_resched();
 	}
 	if (spare)
 		kmem_cache_free(sl_extent_cache, spare);
@@ -583,23 +660,23 @@ EXPORT_SYMBOL_GPL(sl_em_drop_range);
  * sl_em_count() - count the extents in a map
  * @em: the map
  *
- * Walks the whole index: O(extents).
+ * O(1): the map keeps the count.
  *
- * Context: Any context but hardirq and NMI; takes rcu_read_lock().
- * Return: the number of extents, as of a moment with no merge or punch in
- * progress; single-extent changes running meanwhile may or may not be
- * counted.
+ * Context: Any context but hardirq and NMI.
+ * Return: the number of extents, as of a moment with no merge or punch
+ * step in progress; single-extent changes running meanwhile may or may
+ * not be counted.
  */
 unsigned long sl_em_count(struct sl_extent_map *em)
 {
-	struct sl_stats stats;
 	unsigned int seq;
+	long nr;
 
 	do {
 		seq = read_seqcount_begin(&em->seq);
-		sl_stats(&em->list, &stats);
+		nr = atomic_long_read(&em->nr);
 	} while (read_seqcount_retry(&em->seq, seq));
-	return stats.items;
+	return nr;
 }
 EXPORT_SYMBOL_GPL(sl_em_count);
 
@@ -608,33 +685,30 @@ EXPORT_SYMBOL_GPL(sl_em_count);
 	-EUCLEAN;							\
 })
 
-/**
- * sl_em_check() - verify a map's invariants
- * @em: the map
- *
- * The index's own invariants (sl_check()), and for the extents: each has
- * a length and wraps neither in the file nor on disk, and they come in
- * increasing order without overlapping.  The first violation is logged.
- * For tests and debugging: it walks everything with writers locked out.
- *
- * Context: Process or softirq context; takes @em->lock exclusively, with
- * bottom halves disabled.
- * Return: 0, or -EUCLEAN if an invariant does not hold.
- */
-int sl_em_check(struct sl_extent_map *em)
+/* What sl_em_check() carries from one step of its walk to the next. */
+struct sl_em_check_walk {
+	u64 pos;		/* the next step starts at this key */
+	u64 prev_last;		/* last unit of the extent before it */
+	unsigned long count;	/* extents walked */
+	bool done;
+};
+
+/* One step: at most SL_EM_BATCH extents, inside one read-side section. */
+static int sl_em_check_step(struct sl_extent_map *em,
+			    struct sl_em_check_walk *w)
 {
 	const struct sl_extent *ext;
-	struct sl_slot *slot;
+	struct sl_slot *slot = NULL;
 	struct sl_iter iter;
-	bool first = true;
-	u64 prev_last = 0;
-	int ret;
+	unsigned int n;
+	int ret = 0;
 
 	rcu_read_lock();
-	write_lock_bh(&em->lock);
-	ret = sl_check(&em->list);
-	sl_iter_start(&iter, &em->list, 0);
-	while (!ret && (slot = sl_iter_next(&iter))) {
+	sl_iter_start(&iter, &em->list, w->pos);
+	for (n = 0; n < SL_EM_BATCH && !ret; n++) {
+		slot = sl_iter_next(&iter);
+		if (!slot)
+			break;
 		ext = sl_extent_of(slot);
 		if (!sl_em_range_ok(slot->key, slot->size))
 			ret = sl_em_fail("extent at %lx has bad length %lx",
@@ -642,15 +716,55 @@ int sl_em_check(struct sl_extent_map *em)
 		else if (!sl_em_range_ok(ext->disk_start, slot->size))
 			ret = sl_em_fail("extent at %lx wraps on disk",
 					 slot->key);
-		else if (!first && (prev_last == U64_MAX ||
-				    slot->key <= prev_last))
+		else if (w->count && (w->prev_last == U64_MAX ||
+				      slot->key <= w->prev_last))
 			ret = sl_em_fail("extent at %lx overlaps or precedes the one before",
 					 slot->key);
-		prev_last = sl_slot_last(slot);
-		first = false;
+		w->prev_last = sl_slot_last(slot);
+		w->count++;
+		/* Past the last key, the walk is over. */
+		w->pos = slot->key + 1;
+		if (!w->pos)
+			slot = NULL;
 	}
-	write_unlock_bh(&em->lock);
 	rcu_read_unlock();
+	w->done = !slot;
+	return ret;
+}
+
+/**
+ * sl_em_check() - verify a map's invariants
+ * @em: the map; the caller keeps every writer out for the whole call
+ *
+ * The index's own invariants (sl_check()), and for the extents: each has
+ * a length and wraps neither in the file nor on disk, they come in
+ * increasing order without overlapping, and there are as many as the map
+ * counts.  The first violation is logged.  For tests and debugging: it
+ * walks everything, SL_EM_BATCH extents per read-side section, with a
+ * chance to reschedule between them; a writer running meanwhile could
+ * make it report what is no violation.
+ *
+ * Context: Process context; may sleep.  The caller excludes writers of
+ * @em (for /dev/sl_extent, the file's semaphore held exclusive does).
+ * Return: 0, or -EUCLEAN if an invariant does not hold.
+ */
+int sl_em_check(struct sl_extent_map *em)
+{
+	struct sl_em_check_walk w = {};
+	int ret;
+
+	might_sleep();
+	ret = sl_check(&em->list);
+	while (!ret && !w.done) {
+		ret = sl_em_check_step(em, &w);
+		if (ret || w.done)
+			break;
+		sl_window(&em->list, SL_WIN_EM_CHECK_STEP, .key = w.pos);
+		cond_resched();
+	}
+	if (!ret && w.count != sl_em_count(em))
+		ret = sl_em_fail("%lu extents in the index, the map counts %lu",
+				 w.count, sl_em_count(em));
 	return ret;
 }
 EXPORT_SYMBOL_GPL(sl_em_check);

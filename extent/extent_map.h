@@ -6,7 +6,8 @@
  * Lookups are lockless (RCU plus a sequence count, so that a reader sees a
  * multi-extent change whole or not at all).  Writers that change one extent
  * share the map and rely on the skiplist's per-leaf locks; writers that
- * change several at once (merge, punch) take the map exclusively.
+ * change several at once (merge, punch) take the map exclusively, a punch
+ * of many extents in steps of at most SL_EM_BATCH.
  * The full contract is in Documentation/extent.rst.
  */
 #ifndef _SL_EXTENT_MAP_H
@@ -17,6 +18,7 @@
 #include <linux/rcupdate.h>
 #include <linux/seqlock.h>
 #include <linux/spinlock.h>
+#include <linux/atomic.h>
 #include "skiplist.h"
 
 /**
@@ -39,6 +41,8 @@ struct sl_extent_info {
  * @lock: shared by single-extent writers, exclusive for merge and punch;
  *        taken with bottom halves disabled
  * @seq:  written under @lock held exclusively; readers retry across it
+ * @nr:   extents in @list; a multi-extent writer changes it inside its
+ *        write section of @seq, so that a count is never half of one
  *
  * Fields are private.
  */
@@ -46,7 +50,18 @@ struct sl_extent_map {
 	struct sl_list list;
 	rwlock_t lock;
 	seqcount_rwlock_t seq;
+	atomic_long_t nr;
 };
+
+/*
+ * The most extents a punch changes in one write section, and a check
+ * walks in one read-side section: what bounds the time a CPU holds the map
+ * (and readers spin) on a map of any size.  The userspace tests build with
+ * a small value, so that their punches cross step boundaries often.
+ */
+#ifndef SL_EM_BATCH
+#define SL_EM_BATCH	64
+#endif
 
 /* Modes for sl_em_add(). */
 #define SL_EM_MERGE	0x1	/* merge with neighbours contiguous on disk */

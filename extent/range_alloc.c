@@ -13,11 +13,14 @@
  * again to sl_range_alloc_cpu() requests of the same size: a free is then
  * a push, an allocation a pop, each under the CPU's local lock (interrupts
  * off, no atomic instruction) with one compare-and-exchange on the range's
- * state.  No other CPU ever touches a cache's stacks: a request that finds
- * no room, or a reservation that collides, takes cached ranges back
- * through the index instead (sl_range_reclaim()), erases them and tries
- * once more, and the cache that still holds such a range drops it when it
- * comes to it.  Whichever of the two is last frees its memory.
+ * state.  No other CPU ever writes a cache's stacks: a request that finds
+ * no room, or a reservation that collides, reads them (sl_range_reclaim()),
+ * takes the cached ranges it finds there back by that same exchange,
+ * erases them and tries once more, and the cache that still holds such a
+ * range drops it when it comes to it.  Whichever of the two is last frees
+ * its memory.  A reader of another CPU's stack loads the count with
+ * acquire, which pairs with the push's release of it: the entries below
+ * the count it read are those the pushes stored, never older ones.
  *
  * With the caches, each CPU also remembers the ranges it handed out last,
  * in a small table hashed by start, so that a free on the CPU that
@@ -27,7 +30,14 @@
  * moving the range's state out of live with one compare-and-exchange, as
  * a free through the index does.  A range leaves every table before it is
  * erased, so that an entry read inside an RCU read-side section (the
- * local lock's, with interrupts off) never points to freed memory.
+ * local lock's, with interrupts off) never points to freed memory.  A free
+ * that misses the table searches the index with interrupts on, and takes
+ * the local lock again only to push.
+ *
+ * Nothing here holds a CPU atomically for work that grows with the number
+ * of ranges: sl_range_stats() walks SL_RANGE_BATCH ranges per read-side
+ * section, a reclaim reads one CPU's stacks per section and erases at most
+ * SL_RANGE_RECLAIM_BATCH ranges between chances to reschedule.
  *
  * The shadow bitmap (SL_RANGE_SHADOW) is a debug mode: one bit per unit,
  * under one spinlock, set on every allocation and cleared on every free.
@@ -42,7 +52,13 @@
 #include <linux/cpumask.h>
 #include <linux/hash.h>
 #include <linux/local_lock.h>
+#include <linux/sched.h>
+#include <linux/build_bug.h>
 #include "range_alloc.h"
+#include "window.h"
+
+/* A reclaim reads a whole stack per step: its batch must hold one. */
+static_assert(SL_RANGE_RECLAIM_BATCH >= SL_RANGE_CACHE_DEPTH);
 
 /*
  * A range in the index; the allocator owns these.  A free moves its state
@@ -67,8 +83,8 @@ enum sl_range_state {
 
 /*
  * One CPU's cache: stacks of freed ranges, one per size.  Only its own
- * CPU touches the stacks, under the local lock; other CPUs read @nr only,
- * as a hint that there may be something to reclaim.
+ * CPU writes the stacks, under the local lock; a reclaim on another CPU
+ * reads them, without the lock, inside an RCU read-side section.
  */
 struct sl_range_cache {
 	local_lock_t lock;	/* guards the stacks */
@@ -173,7 +189,7 @@ static __always_inline void sl_shadow_release(struct sl_range_alloc *ra,
 		sl_shadow_release_bits(ra, start, size);
 }
 
-static int sl_shadow_init(struct sl_range_alloc *ra)
+static int sl_shadow_init(struct sl_range_alloc *ra, gfp_t gfp)
 {
 	unsigned long span = sl_range_span(ra);
 	struct sl_range_shadow *sh;
@@ -183,10 +199,10 @@ static int sl_shadow_init(struct sl_range_alloc *ra)
 		       SL_RANGE_SHADOW_MAX);
 		return -EINVAL;
 	}
-	sh = kzalloc(sizeof(*sh), GFP_KERNEL);
+	sh = kzalloc(sizeof(*sh), gfp);
 	if (!sh)
 		return -ENOMEM;
-	sh->bits = kvcalloc(BITS_TO_LONGS(span), sizeof(long), GFP_KERNEL);
+	sh->bits = kvcalloc(BITS_TO_LONGS(span), sizeof(long), gfp);
 	if (!sh->bits) {
 		kfree(sh);
 		return -ENOMEM;
@@ -206,13 +222,17 @@ static int sl_shadow_init(struct sl_range_alloc *ra)
  * @flags: 0, or any of SL_RANGE_SHADOW to check every operation on a
  *         bitmap (spaces of at most 2^28 units) and SL_RANGE_CACHE for
  *         per-CPU caches of freed ranges (see range_alloc.h)
+ * @gfp:   allocation flags for the allocator's own memory (the per-CPU
+ *         hints and caches, the index's first leaf, the bitmap of up to
+ *         32 MiB): GFP_KERNEL, or GFP_KERNEL_ACCOUNT when a user asked
+ *         for the allocator, so that its memory cgroup pays for it
  *
  * Context: Process context; may sleep.
  * Return: 0; -EINVAL for an empty space, unknown flags or a shadow bitmap
  * on too large a space; -ENOMEM.
  */
 int sl_range_init(struct sl_range_alloc *ra, unsigned long start,
-		  unsigned long end, unsigned int flags)
+		  unsigned long end, unsigned int flags, gfp_t gfp)
 {
 	unsigned long step;
 	unsigned int cpu, n = 0;
@@ -229,7 +249,7 @@ int sl_range_init(struct sl_range_alloc *ra, unsigned long start,
 	memset(ra, 0, sizeof(*ra));
 	ra->start = start;
 	ra->end = end;
-	ra->hint = alloc_percpu(unsigned long);
+	ra->hint = alloc_percpu_gfp(unsigned long, gfp);
 	if (!ra->hint)
 		return -ENOMEM;
 	/* Spread the CPUs' first searches evenly over the space. */
@@ -241,7 +261,7 @@ int sl_range_init(struct sl_range_alloc *ra, unsigned long start,
 		*hint = start + step * n++;
 	}
 	if (flags & SL_RANGE_CACHE) {
-		ra->cache = alloc_percpu(struct sl_range_cache);
+		ra->cache = alloc_percpu_gfp(struct sl_range_cache, gfp);
 		if (!ra->cache) {
 			ret = -ENOMEM;
 			goto out_hint;
@@ -249,11 +269,11 @@ int sl_range_init(struct sl_range_alloc *ra, unsigned long start,
 		for_each_possible_cpu(cpu)
 			local_lock_init(&per_cpu_ptr(ra->cache, cpu)->lock);
 	}
-	ret = sl_init(&ra->list, GFP_KERNEL);
+	ret = sl_init(&ra->list, gfp);
 	if (ret)
 		goto out_cache;
 	if (flags & SL_RANGE_SHADOW) {
-		ret = sl_shadow_init(ra);
+		ret = sl_shadow_init(ra, gfp);
 		if (ret)
 			goto out_list;
 	}
@@ -380,20 +400,31 @@ static struct sl_range *sl_range_cache_pop(struct sl_range_cache *cache,
  * Drop the reclaimed ranges from a full stack, keeping the order of the
  * others.  A state read as anything but cached cannot turn cached again.
  * Called with the cache's local lock held.
+ *
+ * A reclaim may be reading the stack meanwhile: the dropped ranges are
+ * handed to sl_range_drop_reclaimed(), which may queue their memory for
+ * freeing, only once the count that hides them is stored.  A reader whose
+ * section began before that call_rcu() is waited for; one that began
+ * after it sees the new count (the grace period's guarantee), and below
+ * it only ranges kept.
  */
 static noinline unsigned int sl_range_cache_compact(struct sl_range_cache *cache,
 						    unsigned long i)
 {
+	struct sl_range *dropped[SL_RANGE_CACHE_DEPTH];
 	struct sl_range **stack = cache->ranges[i];
-	unsigned int n, kept = 0;
+	unsigned int n, kept = 0, gone = 0;
 
 	for (n = 0; n < SL_RANGE_CACHE_DEPTH; n++) {
 		if (READ_ONCE(stack[n]->state) == SL_RANGE_CACHED)
 			WRITE_ONCE(stack[kept++], stack[n]);
 		else
-			sl_range_drop_reclaimed(stack[n]);
+			dropped[gone++] = stack[n];
 	}
-	WRITE_ONCE(cache->nr[i], kept);
+	/* Pairs with the reclaim's acquire: the kept entries are below it. */
+	smp_store_release(&cache->nr[i], kept);
+	for (n = 0; n < gone; n++)
+		sl_range_drop_reclaimed(dropped[n]);
 	return kept;
 }
 
@@ -416,91 +447,130 @@ static __always_inline bool sl_range_cache_push(struct sl_range_cache *cache,
 	if (nr == SL_RANGE_CACHE_DEPTH)
 		return false;
 	WRITE_ONCE(cache->ranges[i][nr], range);
-	WRITE_ONCE(cache->nr[i], nr + 1);
+	/*
+	 * Pairs with the reclaim's acquire of the count: a reclaim that sees
+	 * the new count sees this entry, not the one an earlier push left
+	 * there, whose range may have been freed since.  (x86 keeps stores
+	 * in order anyway; arm64 and others do not.)
+	 */
+	smp_store_release(&cache->nr[i], nr + 1);
 	/* Pairs with the reclaim's cmpxchg: the shadow is already clear. */
 	smp_store_release(&range->state, SL_RANGE_CACHED);
 	return true;
 }
 
 /*
- * Whether any cache holds a range still cached, so that a walk of the
- * index may find it: O(entries on the stacks), against the walk's
- * O(ranges).  The stacks are read without their locks: an entry below
- * the count read names a range that was on the stack then, and a range
- * leaves a stack before it is freed, after a grace period.
+ * Take back the ranges still cached on the stacks of @cache, from the
+ * stack for size *@i + 1 on, that start in [@first, @last]: move each from
+ * cached to claimed, as a free does, and put it in @batch.  Reads whole
+ * stacks, up to all of them (at most SL_RANGE_CACHE_SIZES x
+ * SL_RANGE_CACHE_DEPTH entries, whatever the number of ranges), while
+ * @batch has room for one more; advances *@i past them.  Returns how many
+ * it took.
+ *
+ * The stacks are read without their CPU's lock, inside a read-side
+ * section.  An entry below the count read (with acquire, against the
+ * push's release) names a range that was pushed, and a range leaves a
+ * stack (the count drops below it) before its memory is queued for
+ * freeing after a grace period: the entry and its range stay readable.
+ * The range may have been popped or reclaimed meanwhile, which the
+ * exchange sees; and as nothing changes a key while its range is
+ * indexed, the key read is the one it was cached with.
  */
-static bool sl_range_cached_any(struct sl_range_alloc *ra)
+static unsigned int sl_range_reclaim_scan(struct sl_range_cache *cache,
+					  unsigned int *i, unsigned long first,
+					  unsigned long last,
+					  struct sl_range **batch)
 {
-	unsigned int cpu, i, n, nr;
-	bool found = false;
+	unsigned int n, nr, taken = 0;
 
 	rcu_read_lock();
-	for_each_possible_cpu(cpu) {
-		struct sl_range_cache *cache = per_cpu_ptr(ra->cache, cpu);
-
-		for (i = 0; i < SL_RANGE_CACHE_SIZES && !found; i++) {
-			nr = READ_ONCE(cache->nr[i]);
-			for (n = 0; n < nr && !found; n++) {
-				struct sl_range *r = READ_ONCE(cache->ranges[i][n]);
-
-				found = READ_ONCE(r->state) == SL_RANGE_CACHED;
-			}
-		}
-		if (found)
+	for (; *i < SL_RANGE_CACHE_SIZES; ++*i) {
+		if (taken + SL_RANGE_CACHE_DEPTH > SL_RANGE_RECLAIM_BATCH)
 			break;
+		/* Pairs with the push's release: the entries it stored. */
+		nr = min_t(unsigned int, smp_load_acquire(&cache->nr[*i]),
+			   SL_RANGE_CACHE_DEPTH);
+		for (n = 0; n < nr; n++) {
+			struct sl_range *r = READ_ONCE(cache->ranges[*i][n]);
+
+			if (r->slot.key < first || r->slot.key > last)
+				continue;
+			if (READ_ONCE(r->state) == SL_RANGE_CACHED &&
+			    cmpxchg(&r->state, SL_RANGE_CACHED,
+				    SL_RANGE_FREEING) == SL_RANGE_CACHED)
+				batch[taken++] = r;
+		}
 	}
 	rcu_read_unlock();
-	return found;
+	return taken;
+}
+
+/*
+ * Erase a range that a reclaim moved to FREEING.  Its pointer is still on
+ * its CPU's stack, and the stack owns it: whichever of this and the pop or
+ * push that drops it from the stack comes last frees its memory.
+ */
+static void sl_range_reclaim_one(struct sl_range_alloc *ra,
+				 struct sl_range *range)
+{
+	sl_range_forget(ra, range);
+	WARN_ON_ONCE(sl_erase(&ra->list, &range->slot));
+	if (xchg(&range->state, SL_RANGE_ORPHANED) == SL_RANGE_ABANDONED)
+		kfree_rcu(range, rcu);
 }
 
 /*
  * Take the cached ranges that start in [@first, @last] back from the
- * caches and erase them, so that their space can be allocated.  The walk
- * goes through the index, not the caches, which only their own CPUs
- * touch: it costs O(ranges in the window), and runs only when a request
- * found no room or a reservation collided.  Returns how many ranges it
- * erased: when 0, trying again cannot help.
+ * caches and erase them, so that their space can be allocated.  Runs only
+ * when a request found no room or a reservation collided.  It reads the
+ * caches, not the index: O(entries on the stacks of every CPU), however
+ * many ranges there are, each CPU's stacks in one read-side section, and
+ * it erases SL_RANGE_RECLAIM_BATCH ranges at most before it may
+ * reschedule (when @gfp allows sleeping; otherwise the caller's atomic
+ * section lasts as long as it takes to erase what the caches held, at
+ * most SL_RANGE_CACHE_SIZES x SL_RANGE_CACHE_DEPTH ranges per CPU).
+ * Returns how many ranges it erased: when 0, trying again cannot help.
  */
 static unsigned long sl_range_reclaim(struct sl_range_alloc *ra,
-				      unsigned long first, unsigned long last)
+				      unsigned long first, unsigned long last,
+				      gfp_t gfp)
 {
-	unsigned long reclaimed = 0, pos = first;
-	struct sl_range *range;
-	struct sl_slot *slot;
-	struct sl_iter iter;
-	bool at_end;
+	struct sl_range *batch[SL_RANGE_RECLAIM_BATCH];
+	unsigned int cpu, i, n, taken;
+	unsigned long reclaimed = 0;
 
-	if (!ra->cache || !sl_range_cached_any(ra))
+	if (!ra->cache)
 		return 0;
-	do {
-		range = NULL;
-		rcu_read_lock();
-		sl_iter_start(&iter, &ra->list, pos);
-		while (!range && (slot = sl_iter_next(&iter)) &&
-		       slot->key <= last) {
-			struct sl_range *r = container_of(slot, struct sl_range,
-							  slot);
+	for_each_possible_cpu(cpu) {
+		struct sl_range_cache *cache = per_cpu_ptr(ra->cache, cpu);
 
-			if (slot->key >= pos &&
-			    READ_ONCE(r->state) == SL_RANGE_CACHED &&
-			    cmpxchg(&r->state, SL_RANGE_CACHED,
-				    SL_RANGE_FREEING) == SL_RANGE_CACHED)
-				range = r;
+		for (i = 0; i < SL_RANGE_CACHE_SIZES;) {
+			taken = sl_range_reclaim_scan(cache, &i, first, last,
+						      batch);
+			if (!taken)
+				continue;
+			for (n = 0; n < taken; n++)
+				sl_range_reclaim_one(ra, batch[n]);
+			reclaimed += taken;
+			sl_window(&ra->list, SL_WIN_RANGE_RECLAIM_STEP,
+				  .key = cpu);
+			if (gfpflags_allow_blocking(gfp))
+				cond_resched();
 		}
-		rcu_read_unlock();
-		if (!range)
-			break;
-		/* Ours now, until the exchange below hands it over. */
-		at_end = sl_slot_last(&range->slot) >= last;
-		pos = sl_slot_last(&range->slot) + 1;
-		sl_range_forget(ra, range);
-		WARN_ON_ONCE(sl_erase(&ra->list, &range->slot));
-		if (xchg(&range->state, SL_RANGE_ORPHANED) == SL_RANGE_ABANDONED)
-			kfree_rcu(range, rcu);
-		reclaimed++;
-	} while (!at_end);
+	}
 	return reclaimed;
 }
+
+/*
+ * Reclaims an allocation or a reservation makes before it gives up.  More
+ * than one: a reclaim may reschedule between its batches, and other CPUs
+ * may meanwhile cache again the space it took back (with one round, and
+ * the reclaim yielding the CPU between batches, range_test's stress, sized
+ * so that every request fits, failed with -ENOSPC in two runs of four).
+ * Each round is worth it only if the last one took something.
+ */
+#define SL_RANGE_RECLAIM_ROUNDS	4
 
 /*
  * Reclaim the cached ranges that overlap [@first, @last]: a cached range
@@ -509,10 +579,11 @@ static unsigned long sl_range_reclaim(struct sl_range_alloc *ra,
  */
 static unsigned long sl_range_reclaim_overlapping(struct sl_range_alloc *ra,
 						  unsigned long first,
-						  unsigned long last)
+						  unsigned long last,
+						  gfp_t gfp)
 {
 	first -= min(first - ra->start, SL_RANGE_CACHE_SIZES - 1UL);
-	return sl_range_reclaim(ra, first, last);
+	return sl_range_reclaim(ra, first, last, gfp);
 }
 
 /*
@@ -560,6 +631,7 @@ int sl_range_alloc(struct sl_range_alloc *ra, unsigned long size,
 		   unsigned long hint, unsigned long *out, gfp_t gfp)
 {
 	struct sl_range *range;
+	unsigned int round;
 	int ret;
 
 	if (!size || !is_power_of_2(align))
@@ -576,8 +648,9 @@ int sl_range_alloc(struct sl_range_alloc *ra, unsigned long size,
 	ret = sl_insert_hole(&ra->list, &range->slot, size, align, min, max,
 			     hint, NULL, gfp);
 	/* Cached ranges may be all that is in the way. */
-	if (ret == -ENOSPC &&
-	    sl_range_reclaim_overlapping(ra, min, max ? max - 1 : ULONG_MAX))
+	for (round = 0; ret == -ENOSPC && round < SL_RANGE_RECLAIM_ROUNDS &&
+	     sl_range_reclaim_overlapping(ra, min, max ? max - 1 : ULONG_MAX,
+					  gfp); round++)
 		ret = sl_insert_hole(&ra->list, &range->slot, size, align, min,
 				     max, hint, NULL, gfp);
 	if (ret) {
@@ -658,6 +731,7 @@ int sl_range_reserve(struct sl_range_alloc *ra, unsigned long start,
 		     unsigned long size, gfp_t gfp)
 {
 	struct sl_range *range;
+	unsigned int round;
 	int ret;
 
 	if (!size || start + (size - 1) < start)
@@ -671,8 +745,9 @@ int sl_range_reserve(struct sl_range_alloc *ra, unsigned long start,
 	range->slot.size = size;
 	range->state = SL_RANGE_NEW;
 	ret = sl_insert(&ra->list, &range->slot, gfp);
-	if (ret == -EEXIST &&
-	    sl_range_reclaim_overlapping(ra, start, start + (size - 1)))
+	for (round = 0; ret == -EEXIST && round < SL_RANGE_RECLAIM_ROUNDS &&
+	     sl_range_reclaim_overlapping(ra, start, start + (size - 1), gfp);
+	     round++)
 		ret = sl_insert(&ra->list, &range->slot, gfp);
 	if (ret) {
 		kfree(range);
@@ -743,35 +818,51 @@ out:
 }
 
 /*
- * A free with the caches on, under this CPU's local lock: claim the range
- * through the table of ranges the CPU handed out, or the index, and push
- * it on the CPU's stack for its size.  Returns 0 when it is cached, 1 when
- * it is claimed but must be erased (too large, or the stack is full),
- * with the range in @found, or an error from sl_range_claim_indexed().
+ * A free with the caches on, if this CPU's table of ranges it handed out
+ * knows the range: claim it, and push it on the CPU's stack for its size,
+ * in one section with interrupts off.  Returns true when it is cached;
+ * else *@claimed is the range, claimed but to be erased (too large, or the
+ * stack is full), or NULL if the table did not know it.
  */
-static int sl_range_free_to_cache(struct sl_range_alloc *ra,
-				  unsigned long start, unsigned long size,
-				  struct sl_range **found)
+static bool sl_range_free_recent(struct sl_range_alloc *ra,
+				 unsigned long start, unsigned long size,
+				 struct sl_range **claimed)
 {
-	struct sl_range_cache *cache = this_cpu_ptr(ra->cache);
+	struct sl_range_cache *cache;
 	struct sl_range *range;
-	int ret;
+	unsigned long flags;
+	bool cached = false;
 
+	local_lock_irqsave(&ra->cache->lock, flags);
+	cache = this_cpu_ptr(ra->cache);
 	/* Interrupts are off (on PREEMPT_RT, a lock that implies it). */
 	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(),
 			 "sl_range: cache table read outside RCU");
 	range = sl_range_claim_recent(cache, start, size);
-	if (!range) {
-		ret = sl_range_claim_indexed(ra, start, size, &range);
-		if (ret)
-			return ret;
+	if (range) {
+		/* The shadow first: once cached, a reclaim may hand it out. */
+		sl_shadow_release(ra, start, size);
+		cached = size <= SL_RANGE_CACHE_SIZES &&
+			 sl_range_cache_push(cache, range);
 	}
-	/* The shadow first: once cached, a reclaim may hand it out again. */
-	sl_shadow_release(ra, start, size);
-	if (size <= SL_RANGE_CACHE_SIZES && sl_range_cache_push(cache, range))
-		return 0;
-	*found = range;
-	return 1;
+	local_unlock_irqrestore(&ra->cache->lock, flags);
+	*claimed = cached ? NULL : range;
+	return cached;
+}
+
+/* Push a range the caller claimed on this CPU's stack, if it has room. */
+static bool sl_range_cache_keep(struct sl_range_alloc *ra,
+				struct sl_range *range)
+{
+	unsigned long flags;
+	bool cached;
+
+	if (range->slot.size > SL_RANGE_CACHE_SIZES)
+		return false;
+	local_lock_irqsave(&ra->cache->lock, flags);
+	cached = sl_range_cache_push(this_cpu_ptr(ra->cache), range);
+	local_unlock_irqrestore(&ra->cache->lock, flags);
+	return cached;
 }
 
 /**
@@ -783,7 +874,8 @@ static int sl_range_free_to_cache(struct sl_range_alloc *ra,
  * With SL_RANGE_CACHE, a range of up to SL_RANGE_CACHE_SIZES units goes to
  * this CPU's cache, while it has room for that size, and stays in the
  * index until it is handed out again or reclaimed; and a range this CPU
- * handed out recently is found without a lookup in the index.
+ * handed out recently is found without a lookup in the index.  A lookup
+ * in the index runs with interrupts on.
  *
  * Context: Any context that may take a spinlock.
  * Return: 0; -ENOENT if no live range starts at @start (a double free);
@@ -793,26 +885,23 @@ int sl_range_free(struct sl_range_alloc *ra, unsigned long start,
 		  unsigned long size)
 {
 	struct sl_range *range = NULL;
-	unsigned long flags;
 	int ret;
 
-	if (ra->cache) {
-		local_lock_irqsave(&ra->cache->lock, flags);
-		ret = sl_range_free_to_cache(ra, start, size, &range);
-		local_unlock_irqrestore(&ra->cache->lock, flags);
-	} else {
+	if (ra->cache && sl_range_free_recent(ra, start, size, &range))
+		return 0;
+	if (!range) {
 		ret = sl_range_claim_indexed(ra, start, size, &range);
-		if (!ret)
-			sl_shadow_release(ra, start, size);
+		if (ret == -ENOENT)
+			pr_err_ratelimited("sl_range: free of [%lu, +%lu): not allocated\n",
+					   start, size);
+		if (ret)
+			return ret;
+		sl_shadow_release(ra, start, size);
+		if (ra->cache && sl_range_cache_keep(ra, range))
+			return 0;
 	}
-	if (ret == -ENOENT)
-		pr_err_ratelimited("sl_range: free of [%lu, +%lu): not allocated\n",
-				   start, size);
-	if (ret < 0)
-		return ret;
 	/* Claimed (FREEING): only this free may erase it. */
-	if (range)
-		sl_range_erase(ra, range);
+	sl_range_erase(ra, range);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(sl_range_free);
@@ -822,40 +911,58 @@ EXPORT_SYMBOL_GPL(sl_range_free);
  * @ra:    the allocator
  * @stats: filled in
  *
- * Walks every range in the index, so it costs O(ranges); a snapshot only
- * while other callers allocate and free.  Ranges in the per-CPU caches
- * count as free: an allocation that needs their space reclaims them.
+ * Walks every range in the index, so it costs O(ranges), SL_RANGE_BATCH
+ * ranges per read-side section with a chance to reschedule between them.
+ * Exact while nobody else allocates or frees; otherwise a blend of the
+ * states the walk passed through.  Ranges in the per-CPU caches count as
+ * free: an allocation that needs their space reclaims them.
  *
- * Context: Any context that may take a spinlock; takes rcu_read_lock().
+ * Context: Process context; may sleep.
  */
 void sl_range_stats(struct sl_range_alloc *ra, struct sl_range_stats *stats)
 {
 	unsigned long next = ra->start, gap, largest = 0, ranges = 0;
-	unsigned long used = 0;
+	unsigned long used = 0, pos = ra->start;
 	struct sl_slot *slot;
 	struct sl_iter iter;
-	bool at_end = false;
+	bool at_end = false, done = false;
+	unsigned int n;
 
-	rcu_read_lock();
-	sl_iter_start(&iter, &ra->list, ra->start);
-	while ((slot = sl_iter_next(&iter))) {
-		struct sl_range *range = container_of(slot, struct sl_range,
-						      slot);
+	might_sleep();
+	while (!done) {
+		rcu_read_lock();
+		sl_iter_start(&iter, &ra->list, pos);
+		for (n = 0; n < SL_RANGE_BATCH && !done; n++) {
+			struct sl_range *range;
 
-		if (READ_ONCE(range->state) == SL_RANGE_CACHED)
-			continue;
-		if (!at_end && slot->key > next) {
-			gap = slot->key - next;
-			largest = max(largest, gap);
+			slot = sl_iter_next(&iter);
+			if (!slot) {
+				done = true;
+				break;
+			}
+			/* The next step starts after this key, if there is one. */
+			pos = slot->key + 1;
+			done = !pos;
+			range = container_of(slot, struct sl_range, slot);
+			if (READ_ONCE(range->state) == SL_RANGE_CACHED)
+				continue;
+			if (!at_end && slot->key > next) {
+				gap = slot->key - next;
+				largest = max(largest, gap);
+			}
+			ranges++;
+			used += slot->size;
+			if (sl_slot_last(slot) == ULONG_MAX)
+				at_end = true;
+			else
+				next = sl_slot_last(slot) + 1;
 		}
-		ranges++;
-		used += slot->size;
-		if (sl_slot_last(slot) == ULONG_MAX)
-			at_end = true;
-		else
-			next = sl_slot_last(slot) + 1;
+		rcu_read_unlock();
+		if (done)
+			break;
+		sl_window(&ra->list, SL_WIN_RANGE_STATS_STEP, .key = pos);
+		cond_resched();
 	}
-	rcu_read_unlock();
 	/*
 	 * The tail, up to the end of the space.  A space of the whole of
 	 * unsigned long has 2^BITS_PER_LONG units, one more than the fields

@@ -79,8 +79,21 @@ struct sl_range_stats {
 #define SL_RANGE_RECENT_BITS	10
 #define SL_RANGE_RECENT		BIT(SL_RANGE_RECENT_BITS)
 
+/*
+ * The most ranges sl_range_stats() walks in one read-side section, and a
+ * reclaim takes back from the caches between two chances to reschedule:
+ * what bounds the time a CPU spends atomically on a space of any size.
+ * The userspace tests build with small values, to meet the boundaries.
+ */
+#ifndef SL_RANGE_BATCH
+#define SL_RANGE_BATCH		64
+#endif
+#ifndef SL_RANGE_RECLAIM_BATCH
+#define SL_RANGE_RECLAIM_BATCH	(2 * SL_RANGE_CACHE_DEPTH)
+#endif
+
 int sl_range_init(struct sl_range_alloc *ra, unsigned long start,
-		  unsigned long end, unsigned int flags);
+		  unsigned long end, unsigned int flags, gfp_t gfp);
 void sl_range_destroy(struct sl_range_alloc *ra);
 int sl_range_alloc(struct sl_range_alloc *ra, unsigned long size,
 		   unsigned long align, unsigned long min, unsigned long max,

@@ -696,3 +696,294 @@ static void test_em_enomem(void)
 	em_test_done(&em);
 }
 #endif
+
+#ifdef SL_TEST_FAULT_INJECTION
+/*
+ * A long punch runs in steps (SL_WIN_EM_DROP_STEP between them): extents
+ * E_i = [10 i, 10 i + 5) at disk 1000 + 10 i, i < EM_STEP_N, and a punch
+ * of [2, 10 (EM_STEP_N - 1) + 2], which trims E_0 and cuts E_(N-1).
+ */
+#define EM_STEP_N	(4 * SL_EM_BATCH + 3)
+#define EM_STEP_LAST	(10 * (EM_STEP_N - 1) + 2)
+
+struct em_step_state {
+	struct sl_extent_map *em;
+	u64 prev_low;		/* where the step before began */
+	unsigned long prev_count;
+	unsigned long steps, too_long, unmapped_bad, mapped_bad;
+	unsigned long meddle_at;	/* step after which to change the map */
+	u64 meddle_key;		/* where that step began */
+	bool fail_next;		/* and make the next allocation fail */
+};
+
+static struct em_step_state em_step;
+
+static bool em_step_orig(struct sl_extent_map *em, u64 i)
+{
+	return em_test_is(em, 10 * i + 2, 10 * i, 5, 1000 + 10 * i, 0);
+}
+
+/*
+ * Other writers between two steps of the punch, at 10 j where the step
+ * began: one maps [10 j + 6, +2) in the part already punched (it stays),
+ * one maps [10 (j - 2) + 6, +2) in the part not yet punched (it goes), one
+ * removes E_(j-3), and one grows E_(j-1) by a merging add up to 10 j + 3,
+ * across the step boundary: the next step must cut it at 10 j - 1 and
+ * keep [10 j, 10 j + 3), mapped after that part was punched.
+ */
+static void em_step_meddle(struct sl_extent_map *em, u64 j)
+{
+	SL_EXPECT(em_test_add(em, 10 * j + 6, 2, 5000000, 0, 0) == 0);
+	SL_EXPECT(em_test_add(em, 10 * (j - 2) + 6, 2, 6000000, 0, 0) == 0);
+	SL_EXPECT(sl_em_remove(em, 10 * (j - 3)) == 0);
+	SL_EXPECT(em_test_add(em, 10 * (j - 1) + 5, 8, 1000 + 10 * (j - 1) + 5,
+			      0, SL_EM_MERGE) == 0);
+	SL_EXPECT(em_test_is(em, 10 * j, 10 * (j - 1), 13,
+			     1000 + 10 * (j - 1), 0));
+}
+
+/*
+ * Between steps, what the punch left from @from to its end: nothing, but
+ * for what the meddling mapped there after that part was punched.
+ */
+static bool em_step_punched(struct em_step_state *st, u64 from)
+{
+	struct sl_em_cursor cur = SL_EM_CURSOR(from);
+	u64 k = st->meddle_key;
+	struct sl_extent_info e;
+
+	while (sl_em_walk(st->em, &cur, &e) && e.start <= EM_STEP_LAST)
+		if (!k || !((e.start == k + 6 && e.disk_start == 5000000) ||
+			    (e.start == k && e.disk_start == 1000 + k)))
+			return false;
+	return true;
+}
+
+/* Extents with a key in [@a, @b) before a step, by the test's model. */
+static u64 em_step_keys(struct em_step_state *st, u64 a, u64 b)
+{
+	u64 k = st->meddle_key, n = (b + 9) / 10 - (a + 9) / 10;
+
+	/* The meddling removed E_(j-3) and added [10 (j - 2) + 6, +2). */
+	if (k && 10 * (k / 10 - 3) >= a && 10 * (k / 10 - 3) < b)
+		n--;
+	if (k && 10 * (k / 10 - 2) + 6 >= a && 10 * (k / 10 - 2) + 6 < b)
+		n++;
+	return n;
+}
+
+static void em_step_window(const struct sl_window_at *at)
+{
+	struct em_step_state *st = &em_step;
+	u64 i, j = at->key / 10;
+
+	if (at->win != SL_WIN_EM_DROP_STEP || at->list != &st->em->list)
+		return;
+	st->steps++;
+	/*
+	 * The step covered the extents from 10 j up to where the one before
+	 * began, and erased as many (but for a cut): at most SL_EM_BATCH.
+	 */
+	if (em_step_keys(st, at->key, st->prev_low) > SL_EM_BATCH ||
+	    st->prev_count - sl_em_count(st->em) > SL_EM_BATCH)
+		st->too_long++;
+	/*
+	 * What readers see between steps: the range punched from 10 j to its
+	 * end (but for what a writer mapped there since), the rest as before.
+	 */
+	if (!em_step_punched(st, at->key))
+		st->unmapped_bad++;
+	for (i = 0; i < j; i++)
+		if (!st->meddle_at || i < st->meddle_key / 10 - 3)
+			st->mapped_bad += !em_step_orig(st->em, i);
+	if (st->steps == st->meddle_at) {
+		st->meddle_key = at->key;
+		em_step_meddle(st->em, j);
+		if (st->fail_next)
+			shim_fail_nth(1);
+	}
+	st->prev_low = at->key;
+	st->prev_count = sl_em_count(st->em);
+}
+
+static bool em_step_setup(struct sl_extent_map *em, unsigned long meddle_at,
+			  bool fail_next)
+{
+	u64 i, bad = 0;
+
+	if (!em_test_init(em))
+		return false;
+	for (i = 0; i < EM_STEP_N; i++)
+		bad += !!em_test_add(em, 10 * i, 5, 1000 + 10 * i, 0, 0);
+	SL_EXPECT(bad == 0);
+	memset(&em_step, 0, sizeof(em_step));
+	em_step.em = em;
+	em_step.prev_low = EM_STEP_LAST + 1;
+	em_step.prev_count = EM_STEP_N;
+	em_step.meddle_at = meddle_at;
+	em_step.fail_next = fail_next;
+	sl_window_hook = em_step_window;
+	return true;
+}
+
+/*
+ * The steps of a long punch: none covers more than SL_EM_BATCH extents,
+ * readers see between two steps what a punch of the range's end alone
+ * would leave, and each step punches the map as it is then.
+ */
+static void test_em_drop_steps(void)
+{
+	unsigned long resched = shim_cond_resched_calls, count;
+	struct sl_extent_map em;
+	u64 j;
+
+	/* Undisturbed. */
+	if (!em_step_setup(&em, 0, false))
+		return;
+	SL_EXPECT(sl_em_drop_range(&em, 2, EM_STEP_LAST - 1, GFP_KERNEL) == 0);
+	sl_window_hook = NULL;
+	/* N extents, SL_EM_BATCH a step: the last step makes no window. */
+	SL_EXPECT(em_step.steps == (EM_STEP_N - 1) / SL_EM_BATCH);
+	SL_EXPECT(em_step.too_long == 0);
+	SL_EXPECT(em_step.unmapped_bad == 0 && em_step.mapped_bad == 0);
+	SL_EXPECT(shim_cond_resched_calls - resched >= em_step.steps);
+	SL_EXPECT(em_test_is(&em, 1, 0, 2, 1000, 0));
+	SL_EXPECT(em_test_is(&em, EM_STEP_LAST + 1, EM_STEP_LAST + 1, 2,
+			     1000 + EM_STEP_LAST + 1, 0));
+	SL_EXPECT(sl_em_count(&em) == 2);
+	em_test_done(&em);
+
+	/* Other writers between the second step and the third. */
+	if (!em_step_setup(&em, 2, false))
+		return;
+	SL_EXPECT(sl_em_drop_range(&em, 2, EM_STEP_LAST - 1, GFP_KERNEL) == 0);
+	sl_window_hook = NULL;
+	j = em_step.meddle_key / 10;
+	SL_EXPECT(em_step.steps >= 2);
+	SL_EXPECT(em_step.too_long == 0);
+	SL_EXPECT(em_step.unmapped_bad == 0 && em_step.mapped_bad == 0);
+	SL_EXPECT(em_test_is(&em, 1, 0, 2, 1000, 0));
+	SL_EXPECT(em_test_is(&em, 10 * j, 10 * j, 3, 1000 + 10 * j, 0));
+	SL_EXPECT(em_test_hole(&em, 10 * j - 1));
+	SL_EXPECT(em_test_is(&em, 10 * j + 6, 10 * j + 6, 2, 5000000, 0));
+	SL_EXPECT(em_test_hole(&em, 10 * (j - 2) + 6));
+	SL_EXPECT(em_test_is(&em, EM_STEP_LAST + 1, EM_STEP_LAST + 1, 2,
+			     1000 + EM_STEP_LAST + 1, 0));
+	em_test_digest(&em, &count);
+	SL_EXPECT(count == 4 && sl_em_count(&em) == 4);
+	em_test_done(&em);
+
+	/*
+	 * The same, and the cut that E_(j-1)'s growth makes necessary cannot
+	 * allocate its tail: -ENOMEM, with the steps made so far kept and
+	 * nothing below 10 j changed.
+	 */
+	if (!em_step_setup(&em, 2, true))
+		return;
+	SL_EXPECT(sl_em_drop_range(&em, 2, EM_STEP_LAST - 1, GFP_KERNEL) ==
+		  -ENOMEM);
+	shim_fail_off();
+	sl_window_hook = NULL;
+	j = em_step.meddle_key / 10;
+	SL_EXPECT(em_step.steps == 2);
+	SL_EXPECT(em_test_is(&em, 1, 0, 5, 1000, 0));
+	SL_EXPECT(em_test_is(&em, 10 * j + 2, 10 * (j - 1), 13,
+			     1000 + 10 * (j - 1), 0));
+	SL_EXPECT(em_test_is(&em, 10 * (j - 2) + 6, 10 * (j - 2) + 6, 2,
+			     6000000, 0));
+	SL_EXPECT(em_test_is(&em, 10 * j + 6, 10 * j + 6, 2, 5000000, 0));
+	SL_EXPECT(em_test_hole(&em, 10 * j + 8));
+	SL_EXPECT(em_test_hole(&em, EM_STEP_LAST));
+	em_test_digest(&em, &count);
+	/* E_0 .. E_(j-1) but E_(j-3), the two added, E_(N-1)'s tail. */
+	SL_EXPECT(count == j - 1 + 2 + 1 && sl_em_count(&em) == count);
+	em_test_done(&em);
+}
+
+/* Extents a check walks: E_i = [10 i, 10 i + 5), i < EM_STEP_N. */
+struct em_check_state {
+	struct sl_extent_map *em;
+	u64 prev;
+	unsigned long steps, too_long;
+};
+
+static struct em_check_state em_chk;
+
+static void em_check_window(const struct sl_window_at *at)
+{
+	u64 walked;
+
+	if (at->win != SL_WIN_EM_CHECK_STEP || at->list != &em_chk.em->list)
+		return;
+	em_chk.steps++;
+	/* Keys 10 i in [prev, key); the meddling below keeps the count. */
+	walked = (at->key + 9) / 10 - (em_chk.prev + 9) / 10;
+	if (walked > SL_EM_BATCH)
+		em_chk.too_long++;
+	em_chk.prev = at->key;
+	if (em_chk.steps == 2) {
+		/*
+		 * Ahead of the walk, remove one extent and map another in
+		 * its place, shorter: seen whole, nothing to report.
+		 */
+		SL_EXPECT(sl_em_remove(em_chk.em, 10 * (EM_STEP_N - 2)) == 0);
+		SL_EXPECT(em_test_add(em_chk.em, 10 * (EM_STEP_N - 2) + 1, 2,
+				      7, 0, 0) == 0);
+	}
+}
+
+/*
+ * A check walks SL_EM_BATCH extents per read-side section and may
+ * reschedule between them; a change it sees whole is no violation, and
+ * the count still matches.
+ */
+static void test_em_check_steps(void)
+{
+	unsigned long resched = shim_cond_resched_calls;
+	struct sl_extent_map em;
+	u64 i, bad = 0;
+
+	if (!em_test_init(&em))
+		return;
+	for (i = 0; i < EM_STEP_N; i++)
+		bad += !!em_test_add(&em, 10 * i, 5, 1000 + 10 * i, 0, 0);
+	SL_EXPECT(bad == 0);
+	memset(&em_chk, 0, sizeof(em_chk));
+	em_chk.em = &em;
+	sl_window_hook = em_check_window;
+	SL_EXPECT(sl_em_check(&em) == 0);
+	sl_window_hook = NULL;
+	SL_EXPECT(em_chk.steps == EM_STEP_N / SL_EM_BATCH);
+	SL_EXPECT(em_chk.too_long == 0);
+	SL_EXPECT(shim_cond_resched_calls - resched >= em_chk.steps);
+	em_test_done(&em);
+}
+
+/* The memory a caller's map takes is charged to it. */
+static void test_em_account(void)
+{
+	struct sl_extent_map em;
+	struct sl_extent_info info = { .len = 5 };
+	u64 i, bad = 0;
+
+	shim_gfp_required = __GFP_ACCOUNT;
+	shim_gfp_missing = 0;
+	if (!SL_EXPECT(sl_em_init(&em, GFP_KERNEL_ACCOUNT) == 0)) {
+		shim_gfp_required = 0;
+		return;
+	}
+	/* Enough to split leaves; merging adds and splitting punches. */
+	for (i = 0; i < 400; i++) {
+		info.start = 10 * i;
+		info.disk_start = 10 * i;
+		bad += !!sl_em_add(&em, &info, SL_EM_MERGE, GFP_KERNEL_ACCOUNT);
+	}
+	for (i = 0; i < 400; i += 3)
+		bad += !!sl_em_drop_range(&em, 10 * i + 1, 2,
+					  GFP_KERNEL_ACCOUNT);
+	shim_gfp_required = 0;
+	SL_EXPECT(bad == 0);
+	SL_EXPECT(shim_gfp_missing == 0);
+	em_test_done(&em);
+}
+#endif

@@ -14,7 +14,8 @@ static void test_range_basic(void)
 	struct sl_range_stats st;
 	unsigned long a = 0, b = 0, c = 0;
 
-	if (!SL_EXPECT(sl_range_init(&ra, 100, 1100, SL_RANGE_SHADOW) == 0))
+	if (!SL_EXPECT(sl_range_init(&ra, 100, 1100, SL_RANGE_SHADOW,
+				     GFP_KERNEL) == 0))
 		return;
 	SL_EXPECT(sl_range_alloc(&ra, 10, 1, 0, 0, 0, &a, GFP_KERNEL) == 0);
 	SL_EXPECT(a == 100);
@@ -62,8 +63,8 @@ static void test_range_basic(void)
 	SL_EXPECT(sl_check(&ra.list) == 0);
 	sl_range_destroy(&ra);
 
-	SL_EXPECT(sl_range_init(&ra, 5, 5, 0) == -EINVAL);
-	SL_EXPECT(sl_range_init(&ra, 0, 10, 0x100) == -EINVAL);
+	SL_EXPECT(sl_range_init(&ra, 5, 5, 0, GFP_KERNEL) == -EINVAL);
+	SL_EXPECT(sl_range_init(&ra, 0, 10, 0x100, GFP_KERNEL) == -EINVAL);
 }
 
 /*
@@ -77,7 +78,7 @@ static void test_range_fragmented(void)
 	unsigned long n = 20000, i, got = 0, bad = 0;
 	struct sl_range_alloc ra;
 
-	if (!SL_EXPECT(sl_range_init(&ra, 0, 2 * n + 2, 0) == 0))
+	if (!SL_EXPECT(sl_range_init(&ra, 0, 2 * n + 2, 0, GFP_KERNEL) == 0))
 		return;
 	for (i = 0; i < n; i++)
 		bad += sl_range_reserve(&ra, 2 * i, 1, GFP_KERNEL) != 0;
@@ -113,7 +114,8 @@ static void sl_test_range_churn(unsigned int flags)
 	map = kcalloc(BITS_TO_LONGS(space), sizeof(long), GFP_KERNEL);
 	if (!SL_EXPECT(map))
 		return;
-	if (!SL_EXPECT(sl_range_init(&ra, 0, space, SL_RANGE_SHADOW | flags) == 0)) {
+	if (!SL_EXPECT(sl_range_init(&ra, 0, space, SL_RANGE_SHADOW | flags,
+				     GFP_KERNEL) == 0)) {
 		kfree(map);
 		return;
 	}
@@ -169,7 +171,8 @@ static void test_range_cache(void)
 	struct sl_range_stats st;
 
 	if (!SL_EXPECT(sl_range_init(&ra, 0, 64,
-				     SL_RANGE_CACHE | SL_RANGE_SHADOW) == 0))
+				     SL_RANGE_CACHE | SL_RANGE_SHADOW,
+				     GFP_KERNEL) == 0))
 		return;
 	/* Aligned, so that 16 ranges of 4 fill the space exactly below. */
 	SL_EXPECT(sl_range_alloc_cpu(&ra, 4, 4, &a, GFP_KERNEL) == 0);
@@ -257,7 +260,8 @@ static void test_range_recent(void)
 	struct sl_range_alloc ra;
 
 	if (!SL_EXPECT(sl_range_init(&ra, 0, 1024,
-				     SL_RANGE_CACHE | SL_RANGE_SHADOW) == 0))
+				     SL_RANGE_CACHE | SL_RANGE_SHADOW,
+				     GFP_KERNEL) == 0))
 		return;
 	/* Too large to be cached: a free erases it at once. */
 	SL_EXPECT(sl_range_alloc_cpu(&ra, big, 1, &a, GFP_KERNEL) == 0);
@@ -295,3 +299,271 @@ static void test_range_recent(void)
 	SL_EXPECT(sl_check(&ra.list) == 0);
 	sl_range_destroy(&ra);
 }
+
+#ifdef SL_TEST_FAULT_INJECTION
+#include <linux/hash.h>
+#include <linux/local_lock.h>
+
+/*
+ * sl_range_stats() walks SL_RANGE_BATCH ranges per read-side section
+ * (SL_WIN_RANGE_STATS_STEP between them): ranges of one unit at 2 i,
+ * i < RA_STEP_N.
+ */
+#define RA_STEP_N	(4 * SL_RANGE_BATCH + 3)
+
+struct ra_step_state {
+	struct sl_range_alloc *ra;
+	unsigned long prev, steps, too_long, items;
+	bool meddled;
+};
+
+static struct ra_step_state ra_step;
+
+static void ra_stats_window(const struct sl_window_at *at)
+{
+	unsigned long walked;
+
+	if (at->win != SL_WIN_RANGE_STATS_STEP || at->list != &ra_step.ra->list)
+		return;
+	ra_step.steps++;
+	/* Keys 2 i in [prev, key), and the odd one the meddling added. */
+	walked = (at->key + 1) / 2 - (ra_step.prev + 1) / 2;
+	if (ra_step.meddled && ra_step.prev <= 2 * RA_STEP_N - 1 &&
+	    at->key > 2 * RA_STEP_N - 1)
+		walked++;
+	if (walked > SL_RANGE_BATCH)
+		ra_step.too_long++;
+	ra_step.prev = at->key;
+	if (ra_step.steps == 2) {
+		/* Free one the walk counted, reserve one ahead of it. */
+		SL_EXPECT(sl_range_free(ra_step.ra, 0, 1) == 0);
+		SL_EXPECT(sl_range_reserve(ra_step.ra, 2 * RA_STEP_N - 1, 1,
+					   GFP_KERNEL) == 0);
+		ra_step.meddled = true;
+	}
+}
+
+/*
+ * The statistics are a walk in steps: none longer than SL_RANGE_BATCH
+ * ranges, and a change between two steps counts where the walk meets it.
+ */
+static void test_range_stats_steps(void)
+{
+	unsigned long resched = shim_cond_resched_calls, i, bad = 0;
+	const unsigned long space = 4 * RA_STEP_N;
+	struct sl_range_alloc ra;
+	struct sl_range_stats st;
+
+	if (!SL_EXPECT(sl_range_init(&ra, 0, space, SL_RANGE_SHADOW,
+				     GFP_KERNEL) == 0))
+		return;
+	for (i = 0; i < RA_STEP_N; i++)
+		bad += !!sl_range_reserve(&ra, 2 * i, 1, GFP_KERNEL);
+	SL_EXPECT(bad == 0);
+	memset(&ra_step, 0, sizeof(ra_step));
+	ra_step.ra = &ra;
+	sl_window_hook = ra_stats_window;
+	sl_range_stats(&ra, &st);
+	sl_window_hook = NULL;
+	SL_EXPECT(ra_step.steps == (RA_STEP_N + 1) / SL_RANGE_BATCH);
+	SL_EXPECT(ra_step.too_long == 0);
+	SL_EXPECT(shim_cond_resched_calls - resched >= ra_step.steps);
+	/* The freed range was counted before its free, the new one after. */
+	SL_EXPECT(st.ranges == RA_STEP_N + 1 && st.free == space - st.ranges);
+	sl_range_stats(&ra, &st);
+	SL_EXPECT(st.ranges == RA_STEP_N && st.free == space - RA_STEP_N);
+	SL_EXPECT(st.largest_free == space - 2 * RA_STEP_N);
+	SL_EXPECT(sl_range_shadow_errors(&ra) == 0);
+	sl_range_destroy(&ra);
+}
+
+/* The index's size, as the reclaim changes it. */
+static unsigned long ra_items(struct sl_range_alloc *ra)
+{
+	struct sl_stats stats;
+
+	sl_stats(&ra->list, &stats);
+	return stats.items;
+}
+
+static void ra_reclaim_window(const struct sl_window_at *at)
+{
+	unsigned long items, got;
+
+	if (at->win != SL_WIN_RANGE_RECLAIM_STEP ||
+	    at->list != &ra_step.ra->list)
+		return;
+	ra_step.steps++;
+	items = ra_items(ra_step.ra);
+	if (ra_step.items - items > SL_RANGE_RECLAIM_BATCH)
+		ra_step.too_long++;
+	if (ra_step.steps == 2) {
+		/*
+		 * This CPU pops a range of 7 (one still cached, or past the
+		 * reclaimed ones that it drops) and frees it again.
+		 */
+		SL_EXPECT(sl_range_alloc_cpu(ra_step.ra, 7, 1, &got,
+					     GFP_KERNEL) == 0);
+		SL_EXPECT(sl_range_free(ra_step.ra, got, 7) == 0);
+		items = ra_items(ra_step.ra);
+	}
+	ra_step.items = items;
+}
+
+/* Every stack of this CPU's cache full: sizes 1 to 64, 16 of each. */
+#define RA_CACHE_UNITS	(SL_RANGE_CACHE_DEPTH * SL_RANGE_CACHE_SIZES * \
+			 (SL_RANGE_CACHE_SIZES + 1) / 2)
+
+static bool ra_fill_caches(struct sl_range_alloc *ra)
+{
+	unsigned long size, n, start, bad = 0;
+	static unsigned long starts[SL_RANGE_CACHE_SIZES][SL_RANGE_CACHE_DEPTH];
+
+	for (size = 1; size <= SL_RANGE_CACHE_SIZES; size++)
+		for (n = 0; n < SL_RANGE_CACHE_DEPTH; n++) {
+			bad += !!sl_range_alloc(ra, size, 1, 0, 0, 0, &start,
+						GFP_KERNEL);
+			starts[size - 1][n] = start;
+		}
+	for (size = 1; size <= SL_RANGE_CACHE_SIZES; size++)
+		for (n = 0; n < SL_RANGE_CACHE_DEPTH; n++)
+			bad += !!sl_range_free(ra, starts[size - 1][n], size);
+	return SL_EXPECT(bad == 0) &&
+	       SL_EXPECT(ra_items(ra) == SL_RANGE_CACHE_SIZES *
+					  SL_RANGE_CACHE_DEPTH);
+}
+
+/*
+ * A full space whose free space is all in this CPU's cache (1024 ranges):
+ * a request too large for any cache reclaims them, at most
+ * SL_RANGE_RECLAIM_BATCH between two chances to reschedule, and goes on
+ * right through this CPU popping and pushing in between.  In an atomic
+ * caller (GFP_ATOMIC, inside a read-side section here) it never offers
+ * to reschedule, which the shim would refuse.
+ */
+static void test_range_reclaim_steps(void)
+{
+	unsigned long resched = shim_cond_resched_calls, got;
+	struct sl_range_alloc ra;
+	struct sl_range_stats st;
+	int ret;
+
+	if (!SL_EXPECT(sl_range_init(&ra, 0, RA_CACHE_UNITS,
+				     SL_RANGE_CACHE | SL_RANGE_SHADOW,
+				     GFP_KERNEL) == 0))
+		return;
+	if (!ra_fill_caches(&ra))
+		goto out;
+	memset(&ra_step, 0, sizeof(ra_step));
+	ra_step.ra = &ra;
+	ra_step.items = ra_items(&ra);
+	sl_window_hook = ra_reclaim_window;
+	ret = sl_range_alloc(&ra, 100, 1, 0, 0, 0, &got, GFP_KERNEL);
+	sl_window_hook = NULL;
+	SL_EXPECT(ret == 0);
+	SL_EXPECT(ra_step.too_long == 0);
+	SL_EXPECT(ra_step.steps >= SL_RANGE_CACHE_SIZES *
+				   SL_RANGE_CACHE_DEPTH /
+				   SL_RANGE_RECLAIM_BATCH);
+	SL_EXPECT(shim_cond_resched_calls - resched >= ra_step.steps);
+	if (!ret)
+		SL_EXPECT(sl_range_free(&ra, got, 100) == 0);
+
+	/* Again, from an atomic caller. */
+	if (!ra_fill_caches(&ra))
+		goto out;
+	resched = shim_cond_resched_calls;
+	rcu_read_lock();
+	ret = sl_range_alloc(&ra, 100, 1, 0, 0, 0, &got, GFP_ATOMIC);
+	rcu_read_unlock();
+	SL_EXPECT(ret == 0);
+	SL_EXPECT(shim_cond_resched_calls == resched);
+	if (!ret)
+		SL_EXPECT(sl_range_free(&ra, got, 100) == 0);
+	sl_range_stats(&ra, &st);
+	SL_EXPECT(st.free == RA_CACHE_UNITS && st.ranges == 0);
+	SL_EXPECT(sl_range_shadow_errors(&ra) == 0);
+	SL_EXPECT(sl_check(&ra.list) == 0);
+out:
+	sl_range_destroy(&ra);
+}
+
+static unsigned long ra_lookups, ra_lookups_irqs_off;
+
+static void ra_free_window(const struct sl_window_at *at)
+{
+	if (at->win != SL_WIN_LOOKUP_SNAPSHOT)
+		return;
+	ra_lookups++;
+	ra_lookups_irqs_off += shim_local_locks_held > 0;
+}
+
+/*
+ * A cached free whose range the CPU's table no longer names looks it up
+ * in the index, and does so with interrupts on: not under the local lock.
+ */
+static void test_range_free_lookup(void)
+{
+	unsigned long a, b, slot;
+	struct sl_range_alloc ra;
+
+	if (!SL_EXPECT(sl_range_init(&ra, 0, 1UL << 20,
+				     SL_RANGE_CACHE | SL_RANGE_SHADOW,
+				     GFP_KERNEL) == 0))
+		return;
+	/* Two starts with one entry in the table: the second evicts the first. */
+	a = 1000;
+	slot = hash_long(a, SL_RANGE_RECENT_BITS);
+	for (b = a + 1; hash_long(b, SL_RANGE_RECENT_BITS) != slot; b++)
+		;
+	SL_EXPECT(sl_range_reserve(&ra, a, 1, GFP_KERNEL) == 0);
+	SL_EXPECT(sl_range_reserve(&ra, b, 1, GFP_KERNEL) == 0);
+	ra_lookups = 0;
+	ra_lookups_irqs_off = 0;
+	sl_window_hook = ra_free_window;
+	SL_EXPECT(sl_range_free(&ra, a, 1) == 0);
+	sl_window_hook = NULL;
+	SL_EXPECT(ra_lookups > 0);
+	SL_EXPECT(ra_lookups_irqs_off == 0);
+	/* The table's own range is freed without a lookup. */
+	ra_lookups = 0;
+	sl_window_hook = ra_free_window;
+	SL_EXPECT(sl_range_free(&ra, b, 1) == 0);
+	sl_window_hook = NULL;
+	SL_EXPECT(ra_lookups == 0);
+	SL_EXPECT(sl_range_shadow_errors(&ra) == 0);
+	sl_range_destroy(&ra);
+}
+
+/*
+ * Memory a user causes is charged to its memory cgroup: every allocation
+ * the allocator makes for a caller passing GFP_KERNEL_ACCOUNT (the per-CPU
+ * hints and caches, the index, the shadow bitmap, the ranges) carries
+ * __GFP_ACCOUNT.
+ */
+static void test_range_account(void)
+{
+	unsigned long i, got, bad = 0;
+	struct sl_range_alloc ra;
+
+	shim_gfp_required = __GFP_ACCOUNT;
+	shim_gfp_missing = 0;
+	if (!SL_EXPECT(sl_range_init(&ra, 0, 1UL << 20,
+				     SL_RANGE_SHADOW | SL_RANGE_CACHE,
+				     GFP_KERNEL_ACCOUNT) == 0)) {
+		shim_gfp_required = 0;
+		return;
+	}
+	/* Enough ranges to split leaves, in both kinds of allocation. */
+	for (i = 0; i < 300; i++) {
+		bad += !!sl_range_alloc_cpu(&ra, 1 + i % 70, 1, &got,
+					    GFP_KERNEL_ACCOUNT);
+		bad += !!sl_range_reserve(&ra, (1UL << 19) + 2 * i, 1,
+					  GFP_KERNEL_ACCOUNT);
+	}
+	shim_gfp_required = 0;
+	SL_EXPECT(bad == 0);
+	SL_EXPECT(shim_gfp_missing == 0);
+	sl_range_destroy(&ra);
+}
+#endif

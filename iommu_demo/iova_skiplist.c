@@ -34,7 +34,7 @@ static struct slb_iova *slb_sl_new(unsigned long start, unsigned long end,
 
 	if (!s)
 		return ERR_PTR(-ENOMEM);
-	ret = sl_range_init(&s->ra, start, end, flags);
+	ret = sl_range_init(&s->ra, start, end, flags, GFP_KERNEL);
 	if (ret) {
 		kfree(s);
 		return ERR_PTR(ret);

@@ -1834,6 +1834,9 @@ static const struct sl_test_case sl_test_cases[] = {
 	{ "em_random_model", test_em_random_model },
 #ifdef SL_TEST_FAULT_INJECTION
 	{ "em_enomem", test_em_enomem },
+	{ "em_drop_steps", test_em_drop_steps },
+	{ "em_check_steps", test_em_check_steps },
+	{ "em_account", test_em_account },
 #endif
 	/* The range allocator: extent/test_range.c. */
 	{ "range_basic", test_range_basic },
@@ -1842,6 +1845,12 @@ static const struct sl_test_case sl_test_cases[] = {
 	{ "range_churn_cached", test_range_churn_cached },
 	{ "range_cache", test_range_cache },
 	{ "range_recent", test_range_recent },
+#ifdef SL_TEST_FAULT_INJECTION
+	{ "range_stats_steps", test_range_stats_steps },
+	{ "range_reclaim_steps", test_range_reclaim_steps },
+	{ "range_free_lookup", test_range_free_lookup },
+	{ "range_account", test_range_account },
+#endif
 };
 
 #ifndef SL_TEST_KUNIT

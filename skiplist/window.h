@@ -64,6 +64,22 @@ enum sl_window {
 	SL_WIN_GAP_TIGHTEN,
 	/* A rebuild filled a new directory and has not published it. */
 	SL_WIN_DIR_FILLED,
+	/*
+	 * extent/: an operation over many extents ended one bounded step and
+	 * holds no lock and no read-side section.  Here a drop has punched
+	 * its range from @key to its end and goes on below @key
+	 * (extent_map.c).
+	 */
+	SL_WIN_EM_DROP_STEP,
+	/* A check of an extent map walked the extents below @key. */
+	SL_WIN_EM_CHECK_STEP,
+	/* sl_range_stats() walked the ranges below @key (range_alloc.c). */
+	SL_WIN_RANGE_STATS_STEP,
+	/*
+	 * A reclaim erased a batch of the cached ranges it took back; @key is
+	 * the CPU whose caches it looks at next (range_alloc.c).
+	 */
+	SL_WIN_RANGE_RECLAIM_STEP,
 	SL_WIN_NR
 };
 

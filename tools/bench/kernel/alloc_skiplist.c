@@ -32,7 +32,7 @@ static struct bench_alloc *bench_ra_new(unsigned long start,
 
 	if (!a)
 		return ERR_PTR(-ENOMEM);
-	ret = sl_range_init(&a->ra, start, end, flags);
+	ret = sl_range_init(&a->ra, start, end, flags, GFP_KERNEL);
 	if (ret) {
 		kfree(a);
 		return ERR_PTR(ret);

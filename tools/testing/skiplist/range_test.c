@@ -241,7 +241,7 @@ static void run_diff(unsigned long ops, unsigned int ppm)
 
 	memset(used, 0, sizeof(used));
 	nr_live = 0;
-	if (sl_range_init(&ra, base, base + SPACE, SL_RANGE_SHADOW))
+	if (sl_range_init(&ra, base, base + SPACE, SL_RANGE_SHADOW, GFP_KERNEL))
 		fail("sl_range_init");
 	for (i = 0; i < ops; i++, op_no++) {
 		unsigned int r = rnd(&rng) % 100;
@@ -269,11 +269,11 @@ static void run_bad_input(void)
 	unsigned long got;
 
 	base = 1000;
-	if (sl_range_init(&ra, 10, 10, 0) != -EINVAL ||
-	    sl_range_init(&ra, 0, 100, 0x80) != -EINVAL ||
-	    sl_range_init(&ra, 0, 0, SL_RANGE_SHADOW) != -EINVAL)
+	if (sl_range_init(&ra, 10, 10, 0, GFP_KERNEL) != -EINVAL ||
+	    sl_range_init(&ra, 0, 100, 0x80, GFP_KERNEL) != -EINVAL ||
+	    sl_range_init(&ra, 0, 0, SL_RANGE_SHADOW, GFP_KERNEL) != -EINVAL)
 		fail("bad init not refused");
-	if (sl_range_init(&ra, base, base + SPACE, 0))
+	if (sl_range_init(&ra, base, base + SPACE, 0, GFP_KERNEL))
 		fail("sl_range_init");
 	if (sl_range_alloc(&ra, 0, 1, 0, 0, 0, &got, GFP_KERNEL) != -EINVAL ||
 	    sl_range_alloc(&ra, 8, 3, 0, 0, 0, &got, GFP_KERNEL) != -EINVAL ||
@@ -435,7 +435,8 @@ static void run_stress(unsigned int threads, double seconds,
 	if (flags & SL_RANGE_CACHE)
 		stress_space = roundup_pow_of_two(71 * (threads * RING + MAILBOX) + 39);
 	owner = calloc(stress_space, 1);
-	if (!owner || sl_range_init(&ra, 0, stress_space, SL_RANGE_SHADOW | flags))
+	if (!owner || sl_range_init(&ra, 0, stress_space,
+				    SL_RANGE_SHADOW | flags, GFP_KERNEL))
 		fail("stress setup");
 	for (i = 0; i < threads; i++)
 		pthread_create(&tid[i], NULL, stress_thread, (void *)i);

@@ -24,6 +24,9 @@ typedef struct {
 	int owner;		/* thread id, 0 when free */
 } local_lock_t;
 
+/* Local locks this thread holds: where the kernel has interrupts off. */
+extern __thread int shim_local_locks_held;
+
 #define INIT_LOCAL_LOCK(name)	{ 0 }
 #define local_lock_init(lock)	((lock)->owner = 0)
 
@@ -47,12 +50,14 @@ static inline void shim_local_lock(local_lock_t *lock)
 		sched_yield();
 	}
 #endif
+	shim_local_locks_held++;
 }
 
 static inline void shim_local_unlock(local_lock_t *lock)
 {
 	SHIM_ASSERT(READ_ONCE(lock->owner) == shim_thread_id(),
 		    "local_unlock of a lock not held");
+	shim_local_locks_held--;
 	__atomic_store_n(&lock->owner, 0, __ATOMIC_RELEASE);
 	rcu_read_unlock();
 }

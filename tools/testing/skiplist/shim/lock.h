@@ -150,6 +150,17 @@ static inline bool shim_rwlock_owned(const rwlock_t *lock)
 		    "might_sleep() under a spinlock or rwlock")
 
 /*
+ * A point where the kernel may reschedule.  Asserts that nothing atomic is
+ * held (a spinlock, a rwlock, a local lock or an RCU read-side section),
+ * as the kernel's might_sleep() inside cond_resched() does, is a quiescent
+ * state for RCU, and counts the calls of this thread, so that a test can
+ * see that a long walk gave the CPU up as often as it should.
+ */
+extern __thread unsigned long shim_cond_resched_calls;
+void shim_cond_resched(void);
+#define cond_resched()	({ shim_cond_resched(); 0; })
+
+/*
  * Sequence counts tied to a spinlock or to a rwlock.  Writers must hold the
  * lock (checked; for a rwlock, held for writing: a sequence count written
  * by several read-lock holders at once would be corrupted); the memory

@@ -13,13 +13,15 @@
 #define __percpu
 #define SHIM_PCPU_BYTES		32768
 
-static inline void *shim_alloc_percpu(size_t size)
+static inline void *shim_alloc_percpu(size_t size, gfp_t gfp)
 {
 	SHIM_ASSERT(size <= SHIM_PCPU_BYTES, "per-CPU variable too large");
-	return kzalloc(NR_CPUS * SHIM_PCPU_BYTES, GFP_KERNEL);
+	return kzalloc(NR_CPUS * SHIM_PCPU_BYTES, gfp);
 }
 
-#define alloc_percpu(type)	((type *)shim_alloc_percpu(sizeof(type)))
+#define alloc_percpu_gfp(type, gfp) \
+	((type *)shim_alloc_percpu(sizeof(type), (gfp)))
+#define alloc_percpu(type)	alloc_percpu_gfp(type, GFP_KERNEL)
 #define free_percpu(ptr)	kfree(ptr)
 #define per_cpu_ptr(ptr, cpu) \
 	((__typeof__(ptr))((char *)(ptr) + (cpu) * SHIM_PCPU_BYTES))

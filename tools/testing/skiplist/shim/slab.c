@@ -122,6 +122,15 @@ fail:
 	return true;
 }
 
+__thread gfp_t shim_gfp_required;
+__thread unsigned long shim_gfp_missing;
+
+static void shim_gfp_check(gfp_t gfp)
+{
+	if (shim_gfp_required & ~gfp)
+		shim_gfp_missing++;
+}
+
 void might_alloc(gfp_t gfp)
 {
 	if (!gfpflags_allow_blocking(gfp))
@@ -258,6 +267,7 @@ void *kmem_cache_alloc(struct kmem_cache *cache, gfp_t gfp)
 	void *obj;
 
 	might_alloc(gfp);
+	shim_gfp_check(gfp);
 	if (shim_should_fail())
 		return NULL;
 	obj = shim_cache_malloc(cache);
@@ -299,6 +309,7 @@ void *kmalloc(size_t size, gfp_t gfp)
 	size_t *hdr;
 
 	might_alloc(gfp);
+	shim_gfp_check(gfp);
 	if (shim_should_fail())
 		return NULL;
 	hdr = malloc(sizeof(size_t) * 2 + size);

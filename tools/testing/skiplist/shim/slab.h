@@ -23,12 +23,15 @@
 #define ___GFP_ZERO		0x100u
 #define ___GFP_HIGH		0x20u
 #define ___GFP_NOWARN		0x2000u
+#define ___GFP_ACCOUNT		0x400000u
 #define __GFP_DIRECT_RECLAIM	___GFP_DIRECT_RECLAIM
 #define __GFP_ZERO		___GFP_ZERO
 #define __GFP_NOWARN		___GFP_NOWARN
+#define __GFP_ACCOUNT		___GFP_ACCOUNT
 #define GFP_KERNEL		(0x1u | __GFP_DIRECT_RECLAIM)
 #define GFP_NOWAIT		0x2u
 #define GFP_ATOMIC		(0x2u | ___GFP_HIGH)
+#define GFP_KERNEL_ACCOUNT	(GFP_KERNEL | __GFP_ACCOUNT)
 
 #define POISON_FREE	0x6b
 
@@ -61,6 +64,15 @@ long shim_kmalloc_live(void);
 void might_alloc(gfp_t gfp);
 /* Before retrying a failed allocation: yields if @gfp may block. */
 void memalloc_retry_wait(gfp_t gfp);
+
+/*
+ * Charging checks: while a thread sets shim_gfp_required, each of its
+ * kmalloc() and kmem_cache_alloc() calls whose flags lack one of those
+ * bits (__GFP_ACCOUNT: memory a user caused, for its memory cgroup) is
+ * counted in shim_gfp_missing.
+ */
+extern __thread gfp_t shim_gfp_required;
+extern __thread unsigned long shim_gfp_missing;
 
 /* Fault injection. */
 void shim_fail_nth(unsigned long nth);
