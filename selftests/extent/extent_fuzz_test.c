@@ -173,7 +173,7 @@ static void fill(unsigned long long *s, unsigned long cmd, char *req)
 
 TEST_F_TIMEOUT(dev, random_ioctls, 1200)
 {
-	unsigned long n = sx_env("SL_FUZZ_IOCTLS", 100000), i;
+	unsigned long n = dt_env("SL_FUZZ_IOCTLS", 100000), i;
 	const char *seed_env = getenv("SL_FUZZ_SEED");
 	unsigned long long seed = seed_env ? strtoull(seed_env, NULL, 0) :
 			     (unsigned long long)time(NULL);

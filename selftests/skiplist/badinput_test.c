@@ -21,9 +21,9 @@ FIXTURE(dev) {
 
 FIXTURE_SETUP(dev)
 {
-	self->fd = open(SL_DEVICE, O_RDWR);
+	self->fd = sl_open();
 	if (self->fd < 0 && errno == ENOENT)
-		SKIP(return, SL_DEVICE " missing: load skiplist_dev.ko");
+		SKIP(return, SL_MISSING);
 	ASSERT_LE(0, self->fd);
 	self->unmapped = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

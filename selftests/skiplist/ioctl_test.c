@@ -13,9 +13,9 @@ FIXTURE(dev) {
 
 FIXTURE_SETUP(dev)
 {
-	self->fd = open(SL_DEVICE, O_RDWR);
+	self->fd = sl_open();
 	if (self->fd < 0 && errno == ENOENT)
-		SKIP(return, SL_DEVICE " missing: load skiplist_dev.ko");
+		SKIP(return, SL_MISSING);
 	ASSERT_LE(0, self->fd);
 }
 
@@ -153,12 +153,12 @@ TEST_F(dev, stats_clear_check)
 
 TEST(descriptors_are_independent)
 {
-	int a = open(SL_DEVICE, O_RDWR), b;
+	int a = sl_open(), b;
 
 	if (a < 0 && errno == ENOENT)
 		SKIP(return, SL_DEVICE " missing");
 	ASSERT_LE(0, a);
-	b = open(SL_DEVICE, O_RDWR);
+	b = sl_open();
 	ASSERT_LE(0, b);
 	ASSERT_EQ(0, sl_insert(a, 10, 1, 1));
 	EXPECT_EQ(-ENOENT, sl_lookup(b, 10, NULL));
