@@ -16,7 +16,19 @@
  * Errors common to all commands: -EPERM (no CAP_SYS_ADMIN), -EFAULT (bad
  * user pointer), -EINVAL (unknown flags, non-zero reserved, or an argument
  * out of range as described per command), -ENOTTY (unknown command),
- * -ENOMEM.
+ * -ENOMEM, and -EINTR when a fatal signal ends the wait for a CLEAR or
+ * CHECK on the descriptor (the caller is dying and never sees it).
+ *
+ * Results: a command reads its whole request before it touches the index
+ * and writes its result back after; a user page that stalls (userfaultfd)
+ * holds up only the thread that passed it.  SL_IOC_INSERT_HOLE, the one
+ * command that creates something and returns a result, first writes its
+ * request's @key back unchanged: if that faults, it fails with -EFAULT
+ * and inserts nothing.  If the result cannot be written all the same
+ * (another thread unmapped or write-protected the page meanwhile), the
+ * extent stays in the index and the call still fails with -EFAULT: it is
+ * never undone, because by then another thread may have deleted it and
+ * been given the same range, which an undo would delete.
  */
 #ifndef _UAPI_SKIPLIST_DEV_H
 #define _UAPI_SKIPLIST_DEV_H
@@ -70,7 +82,8 @@ struct sl_ioc_insert {
  * @hint:   where to start looking; the search wraps to @min.  Outside the
  *          window it is ignored.
  * @value:  value of the new extent
- * @key:    out: the start claimed
+ * @key:    out: the start claimed (see "Results" above for a @key that
+ *          cannot be written)
  * @flags, @reserved: zero
  *
  * Finds the lowest fitting start at or above @hint (else at or above @min)
