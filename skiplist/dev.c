@@ -211,7 +211,17 @@ static int sl_dev_iterate(struct sl_dev *dev, struct sl_dev_call *call)
 
 	req->count = 0;
 	rcu_read_lock();
-	sl_iter_start(&iter, dev->list, req->key);
+	/*
+	 * From the end: from the last key, stepping the cursor past an
+	 * extent there, if there is one, so that the walk back returns it
+	 * first.  It is the one extent no @key can reach backward.
+	 */
+	if (req->flags & SL_ITER_FROM_END) {
+		sl_iter_start(&iter, dev->list, ULONG_MAX);
+		sl_iter_next(&iter);
+	} else {
+		sl_iter_start(&iter, dev->list, req->key);
+	}
 	while (req->count < req->max) {
 		slot = backward ? sl_iter_prev(&iter) : sl_iter_next(&iter);
 		if (!slot)
@@ -301,8 +311,11 @@ static int sl_dev_prepare(unsigned int cmd, struct sl_dev_call *call,
 	case SL_IOC_ITERATE: {
 		struct sl_ioc_iterate *req = &call->req.iter;
 
-		if ((req->flags & ~SL_ITER_BACKWARD) || req->reserved ||
-		    req->max > SL_IOC_ITERATE_MAX)
+		if ((req->flags & ~(SL_ITER_BACKWARD | SL_ITER_FROM_END)) ||
+		    req->reserved || req->max > SL_IOC_ITERATE_MAX)
+			return -EINVAL;
+		if ((req->flags & SL_ITER_FROM_END) &&
+		    (!(req->flags & SL_ITER_BACKWARD) || req->key))
 			return -EINVAL;
 		call->records = kvmalloc_array(max(req->max, 1U),
 					       sizeof(*call->records),

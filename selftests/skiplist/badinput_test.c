@@ -130,8 +130,16 @@ TEST_F(dev, flags_and_reserved_einval)
 	del.flags = 0;
 	del.reserved = 1;
 	EXPECT_EQ(-EINVAL, sl_ioc(self->fd, SL_IOC_DELETE, &del));
-	it.flags = 2;		/* only SL_ITER_BACKWARD is defined */
+	it.flags = 4;		/* only BACKWARD and FROM_END are defined */
 	EXPECT_EQ(-EINVAL, sl_ioc(self->fd, SL_IOC_ITERATE, &it));
+	/* From the end, only backward, and from no key. */
+	it.flags = SL_ITER_FROM_END;
+	EXPECT_EQ(-EINVAL, sl_ioc(self->fd, SL_IOC_ITERATE, &it));
+	it.flags = SL_ITER_BACKWARD | SL_ITER_FROM_END;
+	it.key = 1;
+	EXPECT_EQ(-EINVAL, sl_ioc(self->fd, SL_IOC_ITERATE, &it));
+	it.key = 0;
+	EXPECT_EQ(0, sl_ioc(self->fd, SL_IOC_ITERATE, &it));
 	it.flags = 0;
 	it.reserved = 1;
 	EXPECT_EQ(-EINVAL, sl_ioc(self->fd, SL_IOC_ITERATE, &it));

@@ -142,19 +142,25 @@ struct sl_ioc_delete {
 
 /* SL_IOC_ITERATE flags */
 #define SL_ITER_BACKWARD	0x1	/* descending keys, from below @key */
+#define SL_ITER_FROM_END	0x2	/* with BACKWARD: from the very end */
 
 /**
  * struct sl_ioc_iterate - SL_IOC_ITERATE: extents in key order
  * @key:     where to start: forward, the first extent returned is the first
- *           with a key >= @key; backward, the last with a key < @key
+ *           with a key >= @key; backward, the last with a key < @key;
+ *           0 with SL_ITER_FROM_END
  * @records: user address of an array of struct sl_ioc_extent
  * @max:     its capacity, 0..SL_IOC_ITERATE_MAX (-EINVAL above)
  * @count:   out: records written; fewer than @max means the end was reached
- * @flags:   SL_ITER_BACKWARD or 0
+ * @flags:   0, SL_ITER_BACKWARD, or SL_ITER_BACKWARD | SL_ITER_FROM_END:
+ *           backward from past the last key, so that the first record is
+ *           the extent with the highest key, even one at 2^64 - 1, which
+ *           no @key below could reach.  SL_ITER_FROM_END without
+ *           SL_ITER_BACKWARD, or with a non-zero @key: -EINVAL.
  * @reserved: zero
  *
  * To continue, call again with @key just past the last record returned
- * (its key + 1 forward, its key backward).
+ * (its key + 1 forward, its key backward, without SL_ITER_FROM_END).
  */
 struct sl_ioc_iterate {
 	__u64 key;

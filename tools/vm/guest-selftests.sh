@@ -7,7 +7,8 @@
 #  2. skiplist_dev.ko and the kselftests of /dev/skiplist; sl_extent_dev.ko
 #     and the kselftests of /dev/sl_extent (TAP output).
 #  3. sl_iommu.ko: selftests/iommu_demo/sl_iommu_test.sh.
-#  4. Life cycle: fill an index through slctl and close it; rmmod of either
+#  4. slctl: an extent at the last key listed first by iterate --backward.
+#     Life cycle: fill an index through slctl and close it; rmmod of either
 #     device module refused while its device is open; unload, reload,
 #     unload; the per-height slab caches and the extent cache must be gone
 #     afterwards.
@@ -78,6 +79,11 @@ echo stats >> /tmp/fill.txt
 echo check >> /tmp/fill.txt
 "$slctl" batch < /tmp/fill.txt | grep -q '^items 20000$' ||
 	fail "slctl fill of 20000 extents"
+# Backward from the end lists an extent at the last key, first.
+printf 'insert 5 1 1\ninsert 0xffffffffffffffff 1 7\niterate --backward\n' |
+	"$slctl" batch > /tmp/backward.txt
+printf '0xffffffffffffffff 0x1 7\n0x5 0x1 1\n' | cmp -s - /tmp/backward.txt ||
+	{ cat /tmp/backward.txt; fail "slctl iterate --backward from the end"; }
 exec 3<>/dev/skiplist
 if rmmod skiplist_dev 2>/dev/null; then
 	fail "rmmod succeeded with /dev/skiplist open"
