@@ -16,6 +16,8 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include "devtest.h"
@@ -714,4 +716,99 @@ void dt_staller_stop(struct dt_staller *st)
 	pthread_join(st->tid, NULL);
 	close(st->uffd);
 	munmap(st->page, 2 * DT_PAGE);
+}
+
+/* ----- Memory cgroups ----- */
+
+/* Write @text to the file @dir/@name: 0 or -errno. */
+static int dt_write_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, strlen(text)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Where cgroup v2 is mounted, in @root; mounts it if it is nowhere. */
+static int dt_cgroup2_root(char *root, size_t len)
+{
+	char dev[64], dir[256], type[64];
+	FILE *f = fopen("/proc/mounts", "r");
+	int found = 0;
+
+	if (f) {
+		while (fscanf(f, "%63s %255s %63s %*[^\n]", dev, dir, type) == 3)
+			if (!strcmp(type, "cgroup2")) {
+				snprintf(root, len, "%s", dir);
+				found = 1;
+				break;
+			}
+		fclose(f);
+	}
+	if (found)
+		return 0;
+	snprintf(root, len, "/tmp/devtest-cgroup2");
+	if (mkdir(root, 0755) && errno != EEXIST)
+		return -errno;
+	return mount("none", root, "cgroup2", 0, NULL) ? -errno : 0;
+}
+
+static char dt_memcg_root[256];
+
+int dt_memcg_enter(char *path, size_t len)
+{
+	char pid[32];
+	int ret;
+
+	ret = dt_cgroup2_root(dt_memcg_root, sizeof(dt_memcg_root));
+	if (ret)
+		return ret;
+	/* Fails harmlessly if already on; then the child must have it. */
+	dt_write_file(dt_memcg_root, "cgroup.subtree_control", "+memory");
+	snprintf(path, len, "%s/devtest.%d", dt_memcg_root, getpid());
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -errno;
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	ret = dt_write_file(path, "cgroup.procs", pid);
+	if (!ret && dt_memcg_current(path) < 0)
+		ret = -ENOTSUP;
+	if (ret) {
+		dt_write_file(dt_memcg_root, "cgroup.procs", pid);
+		rmdir(path);
+	}
+	return ret;
+}
+
+long long dt_memcg_current(const char *path)
+{
+	char file[512], buf[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(file, sizeof(file), "%s/memory.current", path);
+	fd = open(file, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	return atoll(buf);
+}
+
+void dt_memcg_leave(const char *path)
+{
+	char pid[32];
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	dt_write_file(dt_memcg_root, "cgroup.procs", pid);
+	rmdir(path);
 }

@@ -273,4 +273,17 @@ int dt_staller_start(struct dt_staller *st, unsigned int max_delay_us);
 void dt_staller_rearm(struct dt_staller *st);
 void dt_staller_stop(struct dt_staller *st);
 
+/* ----- Memory cgroups ----- */
+
+/*
+ * Move this process into a new memory cgroup of the cgroup v2 hierarchy
+ * (mounted on a temporary directory if it is nowhere), its directory in
+ * @path: 0, or -errno (skip then).  dt_memcg_leave() moves the process
+ * back to the root and removes the group.
+ */
+int dt_memcg_enter(char *path, size_t len);
+/* The bytes charged to the group (memory.current), or -errno. */
+long long dt_memcg_current(const char *path);
+void dt_memcg_leave(const char *path);
+
 #endif /* _DEVTEST_H */

@@ -55,14 +55,15 @@ selftest() {
 }
 
 insmod "$kmod/skiplist_dev.ko" || exit 1
-for t in ioctl_test badinput_test concurrency_test fuzz_test uffd_test; do
+for t in ioctl_test badinput_test concurrency_test fuzz_test uffd_test \
+	 memcg_test; do
 	selftest $t
 done
 
 insmod "$ekmod/sl_extent_dev.ko" || exit 1
 for t in em_ioctl_test ra_ioctl_test extent_badinput_test \
 	 ra_concurrency_test em_concurrency_test extent_fuzz_test \
-	 extent_uffd_test; do
+	 extent_uffd_test extent_memcg_test; do
 	selftest extent/$t
 done
 
