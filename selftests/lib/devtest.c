@@ -238,7 +238,7 @@ static void *dt_worker_thread(void *arg)
 			w->fd = run->fd;
 			break;
 		case DT_FD_DUP_CLOSE:
-			w->fd = run->dup_fd;
+			w->fd = __atomic_load_n(&run->dup_fd, __ATOMIC_ACQUIRE);
 			break;
 		case DT_FD_OPEN_CLOSE:
 			if (!left) {
@@ -303,7 +303,7 @@ int dt_run_roles(struct dt_run *run, struct dt_role *roles, int nr)
 		fresh = dup(run->fd);
 		if (fresh < 0)
 			break;
-		run->dup_fd = fresh;
+		__atomic_store_n(&run->dup_fd, fresh, __ATOMIC_RELEASE);
 		close(old);
 		run->churns++;
 	}
@@ -668,7 +668,7 @@ static void *dt_staller_thread(void *arg)
 	unsigned long long s = 12345;
 	struct uffd_msg msg;
 
-	while (!st->stop) {
+	while (!__atomic_load_n(&st->stop, __ATOMIC_ACQUIRE)) {
 		if (dt_uffd_wait(st->uffd, 100, &msg))
 			continue;
 		if (st->max_delay_us)
@@ -712,7 +712,7 @@ void dt_staller_rearm(struct dt_staller *st)
 
 void dt_staller_stop(struct dt_staller *st)
 {
-	st->stop = true;
+	__atomic_store_n(&st->stop, true, __ATOMIC_RELEASE);
 	pthread_join(st->tid, NULL);
 	close(st->uffd);
 	munmap(st->page, 2 * DT_PAGE);

@@ -48,8 +48,7 @@ __u64 dt_rnd_u64(unsigned long long *s);
 /*
  * @page is read-write and followed by an unmapped page (@unmapped); @ro
  * is read-only, so a request placed there is read and its result cannot
- * be written back.  @stall, when userfaultfd is available, is a page whose
- * every fault waits for a server thread (dt_staller_start()).
+ * be written back.  Pages that stall are dt_staller's, below.
  */
 struct dt_ptrs {
 	char *page;
@@ -65,7 +64,8 @@ void dt_ptrs_free(struct dt_ptrs *p);
  * or anywhere else): usually @req itself; otherwise NULL, an unmapped or
  * kernel address, a copy running into the unmapped page, a misaligned
  * copy, or a copy on the read-only page.  @stall, if not NULL, is offered
- * too (the request is not copied there: the staller fills it).
+ * too (a dt_staller's page; the request is not copied there: the staller
+ * fills the page with its @content when the kernel faults on it).
  */
 void *dt_fuzz_arg(struct dt_ptrs *p, unsigned long long *s, const void *req,
 		  size_t size, void *stall);
@@ -145,13 +145,13 @@ struct dt_run {
 	double seconds;
 	unsigned long long seed;
 	double until;
-	volatile int dup_fd;
+	int dup_fd;		/* read and written with __atomic */
 	unsigned long churns;	/* out: descriptors closed by the churn */
 };
 
 /* Record a broken invariant (the first message is kept). */
-void dt_worker_bad(struct dt_worker *w, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+__attribute__((format(printf, 2, 3)))
+void dt_worker_bad(struct dt_worker *w, const char *fmt, ...);
 /*
  * Run every role's threads at once for @run->seconds; 0, or -errno if a
  * thread could not be started or a descriptor opened (what started is
@@ -264,7 +264,7 @@ struct dt_staller {
 	char *page;
 	char *content;
 	unsigned int max_delay_us;
-	volatile bool stop;
+	bool stop;		/* read and written with __atomic */
 	unsigned long served;
 	pthread_t tid;
 };
