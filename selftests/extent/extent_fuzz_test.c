@@ -433,9 +433,15 @@ static void readers_and_check(struct __test_metadata *_metadata,
 	if (mode == DT_FD_DUP_CLOSE)
 		TH_LOG("%lu duplicates closed under the calls", run.churns);
 	roles_clean(_metadata, roles, 4, allowed);
-	EXPECT_LT(0, roles[0].errs.ok);
-	EXPECT_LT(0, roles[1].errs.ok);
-	EXPECT_LT(0, roles[2].errs.ok);
+	/*
+	 * Every role ran, and calls got through.  Not every role's: on a
+	 * debug kernel under a loaded host, the one thread of a role can
+	 * meet nothing but closed duplicates in a run.
+	 */
+	EXPECT_LT(0, roles[0].errs.calls);
+	EXPECT_LT(0, roles[1].errs.calls);
+	EXPECT_LT(0, roles[2].errs.calls);
+	EXPECT_LT(0, roles[0].errs.ok + roles[1].errs.ok + roles[2].errs.ok);
 	device_sound(_metadata, self->fd);
 }
 

@@ -33,11 +33,19 @@ FIXTURE_SETUP(dev)
 	ASSERT_LE(0, self->fd);
 }
 
+/*
+ * A skip in FIXTURE_SETUP does not stop kselftest_harness.h (6.1) from
+ * running the test: each test returns at once, still skipped, when
+ * setup found no cgroup or no device.
+ */
+#define SKIPPED_IN_SETUP()	(self->fd < 0)
+
 FIXTURE_TEARDOWN(dev)
 {
 	if (self->fd >= 0)
 		close(self->fd);
-	dt_memcg_leave(self->cg);
+	if (self->cg[0])
+		dt_memcg_leave(self->cg);
 }
 
 TEST_F_TIMEOUT(dev, extents_charged_to_the_caller, 300)
@@ -45,6 +53,8 @@ TEST_F_TIMEOUT(dev, extents_charged_to_the_caller, 300)
 	long long before = dt_memcg_current(self->cg), after;
 	int i;
 
+	if (SKIPPED_IN_SETUP())
+		return;
 	for (i = 0; i < N; i++)
 		ASSERT_EQ(0, sx_em_add(self->fd, 2 * i, 1, 2 * i, 0, false));
 	after = dt_memcg_current(self->cg);
@@ -58,6 +68,8 @@ TEST_F_TIMEOUT(dev, ranges_charged_to_the_caller, 300)
 	__u64 start;
 	int i;
 
+	if (SKIPPED_IN_SETUP())
+		return;
 	ASSERT_EQ(0, sx_ra_init(self->fd, 0, 0, 0));
 	before = dt_memcg_current(self->cg);
 	for (i = 0; i < N; i++)
@@ -74,6 +86,8 @@ TEST_F_TIMEOUT(dev, shadow_bitmap_charged_to_the_caller, 120)
 {
 	long long before = dt_memcg_current(self->cg), after;
 
+	if (SKIPPED_IN_SETUP())
+		return;
 	ASSERT_EQ(0, sx_ra_init(self->fd, 0, SL_RA_SHADOW_MAX,
 				SL_RA_INIT_SHADOW));
 	after = dt_memcg_current(self->cg);

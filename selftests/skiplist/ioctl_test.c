@@ -69,7 +69,7 @@ TEST_F(dev, first_overlap)
 	EXPECT_EQ(-ENOENT, sl_overlap(self->fd, 10050, ~0ULL, &e));
 }
 
-TEST_F(dev, iterate_both_ways)
+TEST_F_TIMEOUT(dev, iterate_both_ways, 300)
 {
 	struct sl_ioc_extent recs[SL_IOC_ITERATE_MAX];
 	int i, n;
@@ -172,7 +172,7 @@ TEST_F(dev, insert_hole)
 	EXPECT_EQ(0, sl_check(self->fd));
 }
 
-TEST_F(dev, stats_clear_check)
+TEST_F_TIMEOUT(dev, stats_clear_check, 300)
 {
 	struct sl_ioc_stats st;
 	int i;

@@ -33,11 +33,19 @@ FIXTURE_SETUP(dev)
 	ASSERT_LE(0, self->fd);
 }
 
+/*
+ * A skip in FIXTURE_SETUP does not stop kselftest_harness.h (6.1) from
+ * running the test: each test returns at once, still skipped, when
+ * setup found no cgroup or no device.
+ */
+#define SKIPPED_IN_SETUP()	(self->fd < 0)
+
 FIXTURE_TEARDOWN(dev)
 {
 	if (self->fd >= 0)
 		close(self->fd);
-	dt_memcg_leave(self->cg);
+	if (self->cg[0])
+		dt_memcg_leave(self->cg);
 }
 
 TEST_F_TIMEOUT(dev, extents_charged_to_the_caller, 300)
@@ -46,6 +54,8 @@ TEST_F_TIMEOUT(dev, extents_charged_to_the_caller, 300)
 	__u64 key;
 	int i;
 
+	if (SKIPPED_IN_SETUP())
+		return;
 	for (i = 0; i < EXTENTS / 2; i++)
 		ASSERT_EQ(0, sl_insert(self->fd, 4 * i, 1, i));
 	/* Holes in an empty part of the keys: each fits first time. */
