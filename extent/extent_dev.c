@@ -12,6 +12,11 @@
  * exclusive, because its walk of the map must agree with the map's count,
  * which holds only while no writer runs.
  *
+ * Nothing touches user memory while the semaphore is held: requests are
+ * read and checked before it is taken and results written after it is
+ * dropped, and the waits for it are killable, so a user page that never
+ * arrives (userfaultfd) stalls only the thread that passed it.
+ *
  * Every argument is checked here, before the map or the allocator sees
  * it, so that each misuse gets the errno the header documents and one
  * rate-limited line in the log naming it.
@@ -91,134 +96,106 @@ static void sl_edev_export(const struct sl_extent_info *info,
 	out->flags = info->flags;
 }
 
+/*
+ * One ioctl's state.  The request is read and checked before the
+ * semaphore is taken and the result written back after it is dropped, so
+ * that a user page that stalls (userfaultfd) holds up only its own
+ * caller, never an SL_RA_IOC_INIT or SL_EM_IOC_CHECK waiting for the
+ * semaphore, nor the commands queued behind those.
+ */
+struct sl_edev_call {
+	union {
+		struct sl_em_ioc_add add;
+		struct sl_em_ioc_lookup lookup;
+		struct sl_em_ioc_range range;
+		struct sl_em_ioc_next next;
+		struct sl_em_ioc_remove remove;
+		struct sl_em_ioc_count count;
+		struct sl_ra_ioc_init init;
+		struct sl_ra_ioc_alloc alloc;
+		struct sl_ra_ioc_range ra_range;
+		struct sl_ra_ioc_stats stats;
+		struct sl_ra_ioc_shadow shadow;
+	} req;
+	/* Whether the request goes back to userspace on success. */
+	bool copy_out;
+};
+
 /* ----- The extent map ----- */
 
-static long sl_edev_em_add(struct sl_edev *dev, void __user *uarg)
+static int sl_edev_em_add_check(struct sl_em_ioc_add *req)
 {
 	const char *cmd = "EM_ADD";
-	struct sl_extent_info info;
-	struct sl_em_ioc_add req;
 	int ret;
 
-	if (copy_from_user(&req, uarg, sizeof(req)))
-		return -EFAULT;
-	ret = sl_edev_flags(cmd, req.flags, SL_EM_ADD_MERGE, req.reserved);
+	ret = sl_edev_flags(cmd, req->flags, SL_EM_ADD_MERGE, req->reserved);
 	if (ret)
 		return ret;
-	if (req.extent.pad)
+	if (req->extent.pad)
 		return sl_edev_bad(-EINVAL, cmd, "pad field is %#x",
-				   req.extent.pad);
-	ret = sl_edev_range(cmd, "extent", req.extent.start, req.extent.len);
+				   req->extent.pad);
+	ret = sl_edev_range(cmd, "extent", req->extent.start, req->extent.len);
 	if (ret)
 		return ret;
-	ret = sl_edev_range(cmd, "disk range", req.extent.disk_start,
-			    req.extent.len);
-	if (ret)
-		return ret;
-	info.start = req.extent.start;
-	info.len = req.extent.len;
-	info.disk_start = req.extent.disk_start;
-	info.flags = req.extent.flags;
+	return sl_edev_range(cmd, "disk range", req->extent.disk_start,
+			     req->extent.len);
+}
+
+static long sl_edev_em_add(struct sl_edev *dev, struct sl_em_ioc_add *req)
+{
+	struct sl_extent_info info;
+
+	info.start = req->extent.start;
+	info.len = req->extent.len;
+	info.disk_start = req->extent.disk_start;
+	info.flags = req->extent.flags;
 	return sl_em_add(&dev->em, &info,
-			 req.flags & SL_EM_ADD_MERGE ? SL_EM_MERGE : 0,
+			 req->flags & SL_EM_ADD_MERGE ? SL_EM_MERGE : 0,
 			 GFP_KERNEL_ACCOUNT);
 }
 
-static long sl_edev_em_lookup(struct sl_edev *dev, void __user *uarg)
+static long sl_edev_em_lookup(struct sl_edev *dev,
+			      struct sl_em_ioc_lookup *req)
 {
-	struct sl_em_ioc_lookup req;
+	struct sl_extent_info info;
+	int ret;
+
+	ret = sl_em_lookup(&dev->em, req->offset, &info);
+	if (ret)
+		return ret;
+	sl_edev_export(&info, &req->extent);
+	return 0;
+}
+
+static long sl_edev_em_overlap(struct sl_edev *dev,
+			       struct sl_em_ioc_range *req)
+{
 	struct sl_extent_info info;
 	int ret;
 
-	if (copy_from_user(&req, uarg, sizeof(req)))
-		return -EFAULT;
-	ret = sl_edev_flags("EM_LOOKUP", req.flags, 0, req.reserved);
+	ret = sl_em_first_overlap(&dev->em, req->start, req->len, &info);
 	if (ret)
 		return ret;
-	ret = sl_em_lookup(&dev->em, req.offset, &info);
-	if (ret)
-		return ret;
-	sl_edev_export(&info, &req.extent);
-	return copy_to_user(uarg, &req, sizeof(req)) ? -EFAULT : 0;
+	sl_edev_export(&info, &req->extent);
+	return 0;
 }
 
-static long sl_edev_em_overlap(struct sl_edev *dev, void __user *uarg)
-{
-	const char *cmd = "EM_FIRST_OVERLAP";
-	struct sl_extent_info info;
-	struct sl_em_ioc_range req;
-	int ret;
-
-	if (copy_from_user(&req, uarg, sizeof(req)))
-		return -EFAULT;
-	ret = sl_edev_flags(cmd, req.flags, 0, req.reserved);
-	if (!ret)
-		ret = sl_edev_range(cmd, "range", req.start, req.len);
-	if (!ret)
-		ret = sl_em_first_overlap(&dev->em, req.start, req.len, &info);
-	if (ret)
-		return ret;
-	sl_edev_export(&info, &req.extent);
-	return copy_to_user(uarg, &req, sizeof(req)) ? -EFAULT : 0;
-}
-
-static long sl_edev_em_next(struct sl_edev *dev, void __user *uarg)
+static long sl_edev_em_next(struct sl_edev *dev, struct sl_em_ioc_next *req)
 {
 	struct sl_extent_info info;
-	struct sl_em_ioc_next req;
 	int ret;
 
-	if (copy_from_user(&req, uarg, sizeof(req)))
-		return -EFAULT;
-	ret = sl_edev_flags("EM_NEXT", req.flags, 0, req.reserved);
-	if (!ret)
-		ret = sl_em_next(&dev->em, req.pos, &info);
+	ret = sl_em_next(&dev->em, req->pos, &info);
 	if (ret)
 		return ret;
-	sl_edev_export(&info, &req.extent);
-	return copy_to_user(uarg, &req, sizeof(req)) ? -EFAULT : 0;
+	sl_edev_export(&info, &req->extent);
+	return 0;
 }
 
-static long sl_edev_em_remove(struct sl_edev *dev, void __user *uarg)
+static long sl_edev_em_drop(struct sl_edev *dev, struct sl_em_ioc_range *req)
 {
-	struct sl_em_ioc_remove req;
-	int ret;
-
-	if (copy_from_user(&req, uarg, sizeof(req)))
-		return -EFAULT;
-	ret = sl_edev_flags("EM_REMOVE", req.flags, 0, req.reserved);
-	return ret ? ret : sl_em_remove(&dev->em, req.start);
-}
-
-static long sl_edev_em_drop(struct sl_edev *dev, void __user *uarg)
-{
-	const char *cmd = "EM_DROP";
-	struct sl_em_ioc_range req;
-	int ret;
-
-	if (copy_from_user(&req, uarg, sizeof(req)))
-		return -EFAULT;
-	ret = sl_edev_flags(cmd, req.flags, 0, req.reserved);
-	if (!ret)
-		ret = sl_edev_range(cmd, "range", req.start, req.len);
-	if (ret)
-		return ret;
-	return sl_em_drop_range(&dev->em, req.start, req.len,
+	return sl_em_drop_range(&dev->em, req->start, req->len,
 				GFP_KERNEL_ACCOUNT);
-}
-
-static long sl_edev_em_count(struct sl_edev *dev, void __user *uarg)
-{
-	struct sl_em_ioc_count req;
-	int ret;
-
-	if (copy_from_user(&req, uarg, sizeof(req)))
-		return -EFAULT;
-	ret = sl_edev_flags("EM_COUNT", req.flags, 0, req.reserved);
-	if (ret)
-		return ret;
-	req.count = sl_em_count(&dev->em);
-	return copy_to_user(uarg, &req, sizeof(req)) ? -EFAULT : 0;
 }
 
 static __printf(2, 3) int sl_edev_corrupt(const struct sl_extent_info *info,
@@ -288,35 +265,39 @@ static long sl_edev_em_check(struct sl_edev *dev)
 
 /* ----- The range allocator ----- */
 
-static long sl_edev_ra_init(struct sl_edev *dev, void __user *uarg)
+static int sl_edev_ra_init_check(struct sl_ra_ioc_init *req)
 {
 	const char *cmd = "RA_INIT";
-	struct sl_ra_ioc_init req;
+	int ret;
+
+	ret = sl_edev_flags(cmd, req->flags, SL_RA_INIT_SHADOW, req->reserved);
+	if (ret)
+		return ret;
+	if (req->end && req->end <= req->start)
+		return sl_edev_bad(-EINVAL, cmd, "empty space [%llu, %llu)",
+				   req->start, req->end);
+	if ((req->flags & SL_RA_INIT_SHADOW) &&
+	    (!req->end || req->end - req->start > SL_RA_SHADOW_MAX))
+		return sl_edev_bad(-EINVAL, cmd,
+				   "shadow bitmap over [%llu, %llu): more than %llu units",
+				   req->start, req->end, SL_RA_SHADOW_MAX);
+	return 0;
+}
+
+static long sl_edev_ra_init(struct sl_edev *dev, struct sl_ra_ioc_init *req)
+{
 	int ret;
 
 	lockdep_assert_held_write(&dev->sem);
-	if (copy_from_user(&req, uarg, sizeof(req)))
-		return -EFAULT;
-	ret = sl_edev_flags(cmd, req.flags, SL_RA_INIT_SHADOW, req.reserved);
-	if (ret)
-		return ret;
 	if (dev->ra_ready)
 		return -EBUSY;
-	if (req.end && req.end <= req.start)
-		return sl_edev_bad(-EINVAL, cmd, "empty space [%llu, %llu)",
-				   req.start, req.end);
-	if ((req.flags & SL_RA_INIT_SHADOW) &&
-	    (!req.end || req.end - req.start > SL_RA_SHADOW_MAX))
-		return sl_edev_bad(-EINVAL, cmd,
-				   "shadow bitmap over [%llu, %llu): more than %llu units",
-				   req.start, req.end, SL_RA_SHADOW_MAX);
-	ret = sl_range_init(&dev->ra, req.start, req.end,
-			    req.flags & SL_RA_INIT_SHADOW ? SL_RANGE_SHADOW : 0,
+	ret = sl_range_init(&dev->ra, req->start, req->end,
+			    req->flags & SL_RA_INIT_SHADOW ? SL_RANGE_SHADOW : 0,
 			    GFP_KERNEL_ACCOUNT);
 	if (ret)
 		return ret;
-	dev->ra_start = req.start;
-	dev->ra_end = req.end;
+	dev->ra_start = req->start;
+	dev->ra_end = req->end;
 	dev->ra_ready = true;
 	return 0;
 }
@@ -328,118 +309,113 @@ static bool sl_edev_inside(struct sl_edev *dev, u64 start, u64 size)
 	       (!dev->ra_end || start + (size - 1) < dev->ra_end);
 }
 
-static long sl_edev_ra_alloc(struct sl_edev *dev, void __user *uarg)
+/*
+ * The arguments that need no allocator.  Then the result field is
+ * written back unchanged: an allocation is never undone (see "Results" in
+ * uapi/sl_extent_dev.h), so a result that cannot be written must be found
+ * out before anything is allocated.
+ */
+static int sl_edev_ra_alloc_check(struct sl_ra_ioc_alloc *req,
+				  struct sl_ra_ioc_alloc __user *ureq)
 {
 	const char *cmd = "RA_ALLOC";
-	struct sl_ra_ioc_alloc req;
+	int ret;
+
+	ret = sl_edev_flags(cmd, req->flags, SL_RA_ALLOC_PERCPU, req->reserved);
+	if (ret)
+		return ret;
+	if (!req->size)
+		return sl_edev_bad(-EINVAL, cmd, "size 0");
+	if (!is_power_of_2(req->align))
+		return sl_edev_bad(-EINVAL, cmd,
+				   "alignment %llu is not a power of two",
+				   req->align);
+	if (req->flags & SL_RA_ALLOC_PERCPU) {
+		if (req->min || req->max || req->hint)
+			return sl_edev_bad(-EINVAL, cmd,
+					   "min, max and hint must be 0 with SL_RA_ALLOC_PERCPU");
+	} else if (req->max && req->max <= req->min) {
+		return sl_edev_bad(-EINVAL, cmd, "empty window [%llu, %llu)",
+				   req->min, req->max);
+	}
+	return put_user(req->start, &ureq->start) ? -EFAULT : 0;
+}
+
+static long sl_edev_ra_alloc(struct sl_edev *dev, struct sl_ra_ioc_alloc *req)
+{
+	const char *cmd = "RA_ALLOC";
 	unsigned long start;
 	int ret;
 
-	if (copy_from_user(&req, uarg, sizeof(req)))
-		return -EFAULT;
-	ret = sl_edev_flags(cmd, req.flags, SL_RA_ALLOC_PERCPU, req.reserved);
-	if (ret)
-		return ret;
-	if (!req.size)
-		return sl_edev_bad(-EINVAL, cmd, "size 0");
-	if (!is_power_of_2(req.align))
-		return sl_edev_bad(-EINVAL, cmd,
-				   "alignment %llu is not a power of two",
-				   req.align);
-	if (req.flags & SL_RA_ALLOC_PERCPU) {
-		if (req.min || req.max || req.hint)
-			return sl_edev_bad(-EINVAL, cmd,
-					   "min, max and hint must be 0 with SL_RA_ALLOC_PERCPU");
-		ret = sl_range_alloc_cpu(&dev->ra, req.size, req.align, &start,
-					 GFP_KERNEL_ACCOUNT);
+	if (req->flags & SL_RA_ALLOC_PERCPU) {
+		ret = sl_range_alloc_cpu(&dev->ra, req->size, req->align,
+					 &start, GFP_KERNEL_ACCOUNT);
 	} else {
-		if (req.max && req.max <= req.min)
-			return sl_edev_bad(-EINVAL, cmd,
-					   "empty window [%llu, %llu)",
-					   req.min, req.max);
-		if ((dev->ra_end && req.min >= dev->ra_end) ||
-		    (req.max && req.max <= dev->ra_start))
+		if ((dev->ra_end && req->min >= dev->ra_end) ||
+		    (req->max && req->max <= dev->ra_start))
 			return sl_edev_bad(-ERANGE, cmd,
 					   "window [%llu, %llu) outside the space [%lu, %lu)",
-					   req.min, req.max, dev->ra_start,
+					   req->min, req->max, dev->ra_start,
 					   dev->ra_end);
-		ret = sl_range_alloc(&dev->ra, req.size, req.align, req.min,
-				     req.max, req.hint, &start,
+		ret = sl_range_alloc(&dev->ra, req->size, req->align, req->min,
+				     req->max, req->hint, &start,
 				     GFP_KERNEL_ACCOUNT);
 	}
 	if (ret)
 		return ret;
-	req.start = start;
-	if (copy_to_user(uarg, &req, sizeof(req))) {
-		/* Nobody learns of the range: give it back. */
-		sl_range_free(&dev->ra, start, req.size);
-		return -EFAULT;
-	}
+	req->start = start;
 	return 0;
 }
 
+static int sl_edev_ra_range_check(struct sl_ra_ioc_range *req, bool reserve)
+{
+	const char *cmd = reserve ? "RA_RESERVE" : "RA_FREE";
+	int ret;
+
+	ret = sl_edev_flags(cmd, req->flags, 0, req->reserved);
+	return ret ? ret : sl_edev_range(cmd, "range", req->start, req->size);
+}
+
 /* SL_RA_IOC_FREE and SL_RA_IOC_RESERVE. */
-static long sl_edev_ra_range(struct sl_edev *dev, void __user *uarg,
+static long sl_edev_ra_range(struct sl_edev *dev, struct sl_ra_ioc_range *req,
 			     bool reserve)
 {
 	const char *cmd = reserve ? "RA_RESERVE" : "RA_FREE";
-	struct sl_ra_ioc_range req;
-	int ret;
 
-	if (copy_from_user(&req, uarg, sizeof(req)))
-		return -EFAULT;
-	ret = sl_edev_flags(cmd, req.flags, 0, req.reserved);
-	if (!ret)
-		ret = sl_edev_range(cmd, "range", req.start, req.size);
-	if (ret)
-		return ret;
-	if (!sl_edev_inside(dev, req.start, req.size))
+	if (!sl_edev_inside(dev, req->start, req->size))
 		return sl_edev_bad(-ERANGE, cmd,
 				   "[%llu, +%llu) outside the space [%lu, %lu)",
-				   req.start, req.size, dev->ra_start,
+				   req->start, req->size, dev->ra_start,
 				   dev->ra_end);
 	if (reserve)
-		return sl_range_reserve(&dev->ra, req.start, req.size,
+		return sl_range_reserve(&dev->ra, req->start, req->size,
 					GFP_KERNEL_ACCOUNT);
-	return sl_range_free(&dev->ra, req.start, req.size);
+	return sl_range_free(&dev->ra, req->start, req->size);
 }
 
-static long sl_edev_ra_stats(struct sl_edev *dev, void __user *uarg)
+static long sl_edev_ra_stats(struct sl_edev *dev, struct sl_ra_ioc_stats *req)
 {
-	struct sl_ra_ioc_stats req;
 	struct sl_range_stats st;
-	int ret;
 
-	if (copy_from_user(&req, uarg, sizeof(req)))
-		return -EFAULT;
-	ret = sl_edev_flags("RA_STATS", req.flags, 0, req.reserved);
-	if (ret)
-		return ret;
 	sl_range_stats(&dev->ra, &st);
-	req.size = st.size;
-	req.free = st.free;
-	req.ranges = st.ranges;
-	req.largest_free = st.largest_free;
-	req.fragmentation = st.fragmentation;
-	return copy_to_user(uarg, &req, sizeof(req)) ? -EFAULT : 0;
+	req->size = st.size;
+	req->free = st.free;
+	req->ranges = st.ranges;
+	req->largest_free = st.largest_free;
+	req->fragmentation = st.fragmentation;
+	return 0;
 }
 
-static long sl_edev_ra_shadow(struct sl_edev *dev, void __user *uarg)
+static long sl_edev_ra_shadow(struct sl_edev *dev,
+			      struct sl_ra_ioc_shadow *req)
 {
-	struct sl_ra_ioc_shadow req;
 	long errors;
-	int ret;
 
-	if (copy_from_user(&req, uarg, sizeof(req)))
-		return -EFAULT;
-	ret = sl_edev_flags("RA_SHADOW", req.flags, 0, req.reserved);
-	if (ret)
-		return ret;
 	errors = sl_range_shadow_errors(&dev->ra);
 	if (errors < 0)
 		return errors;
-	req.errors = errors;
-	return copy_to_user(uarg, &req, sizeof(req)) ? -EFAULT : 0;
+	req->errors = errors;
+	return 0;
 }
 
 /* ----- The file ----- */
@@ -480,11 +456,104 @@ static bool sl_edev_ra_cmd(unsigned int cmd)
 	       cmd == SL_RA_IOC_SHADOW;
 }
 
+/* Check what needs neither the map nor the allocator; 0 or -errno. */
+static int sl_edev_prepare(unsigned int cmd, struct sl_edev_call *call,
+			   void __user *uarg)
+{
+	struct sl_em_ioc_range *range = &call->req.range;
+	int ret;
+
+	switch (cmd) {
+	case SL_EM_IOC_ADD:
+		return sl_edev_em_add_check(&call->req.add);
+	case SL_EM_IOC_LOOKUP:
+		call->copy_out = true;
+		return sl_edev_flags("EM_LOOKUP", call->req.lookup.flags, 0,
+				     call->req.lookup.reserved);
+	case SL_EM_IOC_FIRST_OVERLAP:
+		call->copy_out = true;
+		ret = sl_edev_flags("EM_FIRST_OVERLAP", range->flags, 0,
+				    range->reserved);
+		return ret ? ret : sl_edev_range("EM_FIRST_OVERLAP", "range",
+						 range->start, range->len);
+	case SL_EM_IOC_NEXT:
+		call->copy_out = true;
+		return sl_edev_flags("EM_NEXT", call->req.next.flags, 0,
+				     call->req.next.reserved);
+	case SL_EM_IOC_REMOVE:
+		return sl_edev_flags("EM_REMOVE", call->req.remove.flags, 0,
+				     call->req.remove.reserved);
+	case SL_EM_IOC_DROP:
+		ret = sl_edev_flags("EM_DROP", range->flags, 0, range->reserved);
+		return ret ? ret : sl_edev_range("EM_DROP", "range",
+						 range->start, range->len);
+	case SL_EM_IOC_COUNT:
+		call->copy_out = true;
+		return sl_edev_flags("EM_COUNT", call->req.count.flags, 0,
+				     call->req.count.reserved);
+	case SL_RA_IOC_INIT:
+		return sl_edev_ra_init_check(&call->req.init);
+	case SL_RA_IOC_ALLOC:
+		call->copy_out = true;
+		return sl_edev_ra_alloc_check(&call->req.alloc, uarg);
+	case SL_RA_IOC_FREE:
+	case SL_RA_IOC_RESERVE:
+		return sl_edev_ra_range_check(&call->req.ra_range,
+					      cmd == SL_RA_IOC_RESERVE);
+	case SL_RA_IOC_STATS:
+		call->copy_out = true;
+		return sl_edev_flags("RA_STATS", call->req.stats.flags, 0,
+				     call->req.stats.reserved);
+	default:
+		call->copy_out = true;
+		return sl_edev_flags("RA_SHADOW", call->req.shadow.flags, 0,
+				     call->req.shadow.reserved);
+	}
+}
+
+/* The commands that share the semaphore. */
+static long sl_edev_run(struct sl_edev *dev, unsigned int cmd,
+			struct sl_edev_call *call)
+{
+	lockdep_assert_held_read(&dev->sem);
+	if (sl_edev_ra_cmd(cmd) && !dev->ra_ready)
+		return -ENXIO;
+	switch (cmd) {
+	case SL_EM_IOC_ADD:
+		return sl_edev_em_add(dev, &call->req.add);
+	case SL_EM_IOC_LOOKUP:
+		return sl_edev_em_lookup(dev, &call->req.lookup);
+	case SL_EM_IOC_FIRST_OVERLAP:
+		return sl_edev_em_overlap(dev, &call->req.range);
+	case SL_EM_IOC_NEXT:
+		return sl_edev_em_next(dev, &call->req.next);
+	case SL_EM_IOC_REMOVE:
+		return sl_em_remove(&dev->em, call->req.remove.start);
+	case SL_EM_IOC_DROP:
+		return sl_edev_em_drop(dev, &call->req.range);
+	case SL_EM_IOC_COUNT:
+		call->req.count.count = sl_em_count(&dev->em);
+		return 0;
+	case SL_RA_IOC_ALLOC:
+		return sl_edev_ra_alloc(dev, &call->req.alloc);
+	case SL_RA_IOC_FREE:
+		return sl_edev_ra_range(dev, &call->req.ra_range, false);
+	case SL_RA_IOC_RESERVE:
+		return sl_edev_ra_range(dev, &call->req.ra_range, true);
+	case SL_RA_IOC_STATS:
+		return sl_edev_ra_stats(dev, &call->req.stats);
+	default:
+		return sl_edev_ra_shadow(dev, &call->req.shadow);
+	}
+}
+
 static long sl_edev_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
 	struct sl_edev *dev = file->private_data;
 	void __user *uarg = (void __user *)arg;
+	struct sl_edev_call call = { };
+	bool exclusive;
 	long ret;
 
 	switch (cmd) {
@@ -509,58 +578,39 @@ static long sl_edev_ioctl(struct file *file, unsigned int cmd,
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 
-	if (cmd == SL_RA_IOC_INIT || cmd == SL_EM_IOC_CHECK) {
-		down_write(&dev->sem);
-		ret = cmd == SL_RA_IOC_INIT ? sl_edev_ra_init(dev, uarg) :
-					      sl_edev_em_check(dev);
-		up_write(&dev->sem);
-		return ret;
+	/* Each command's size is its structure's, encoded in the number. */
+	if (cmd != SL_EM_IOC_CHECK) {
+		if (copy_from_user(&call.req, uarg, _IOC_SIZE(cmd)))
+			return -EFAULT;
+		ret = sl_edev_prepare(cmd, &call, uarg);
+		if (ret)
+			return ret;
 	}
 
-	down_read(&dev->sem);
-	if (sl_edev_ra_cmd(cmd) && !dev->ra_ready) {
+	/* Killable: a long EM_CHECK must not leave its waiters unkillable. */
+	exclusive = cmd == SL_RA_IOC_INIT || cmd == SL_EM_IOC_CHECK;
+	ret = exclusive ? down_write_killable(&dev->sem) :
+			  down_read_killable(&dev->sem);
+	if (ret)
+		return ret;
+	if (cmd == SL_EM_IOC_CHECK)
+		ret = sl_edev_em_check(dev);
+	else if (cmd == SL_RA_IOC_INIT)
+		ret = sl_edev_ra_init(dev, &call.req.init);
+	else
+		ret = sl_edev_run(dev, cmd, &call);
+	if (exclusive)
+		up_write(&dev->sem);
+	else
 		up_read(&dev->sem);
-		return -ENXIO;
-	}
-	switch (cmd) {
-	case SL_EM_IOC_ADD:
-		ret = sl_edev_em_add(dev, uarg);
-		break;
-	case SL_EM_IOC_LOOKUP:
-		ret = sl_edev_em_lookup(dev, uarg);
-		break;
-	case SL_EM_IOC_FIRST_OVERLAP:
-		ret = sl_edev_em_overlap(dev, uarg);
-		break;
-	case SL_EM_IOC_NEXT:
-		ret = sl_edev_em_next(dev, uarg);
-		break;
-	case SL_EM_IOC_REMOVE:
-		ret = sl_edev_em_remove(dev, uarg);
-		break;
-	case SL_EM_IOC_DROP:
-		ret = sl_edev_em_drop(dev, uarg);
-		break;
-	case SL_EM_IOC_COUNT:
-		ret = sl_edev_em_count(dev, uarg);
-		break;
-	case SL_RA_IOC_ALLOC:
-		ret = sl_edev_ra_alloc(dev, uarg);
-		break;
-	case SL_RA_IOC_FREE:
-		ret = sl_edev_ra_range(dev, uarg, false);
-		break;
-	case SL_RA_IOC_RESERVE:
-		ret = sl_edev_ra_range(dev, uarg, true);
-		break;
-	case SL_RA_IOC_STATS:
-		ret = sl_edev_ra_stats(dev, uarg);
-		break;
-	default:
-		ret = sl_edev_ra_shadow(dev, uarg);
-		break;
-	}
-	up_read(&dev->sem);
+
+	/*
+	 * A failure here leaves an allocation in place, as the header
+	 * documents: by now another thread may have freed the range and been
+	 * handed it again, so undoing would free that thread's range.
+	 */
+	if (!ret && call.copy_out && copy_to_user(uarg, &call.req, _IOC_SIZE(cmd)))
+		ret = -EFAULT;
 	return ret;
 }
 

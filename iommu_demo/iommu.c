@@ -75,14 +75,15 @@ int slb_iommu_init(struct slb_iommu *mmu, const struct slb_iova_ops *ops,
 	/* Page 0 is never handed out: the kernel's IOVA allocator needs that. */
 	mmu->start = 1;
 	mmu->pages = pages;
-	mmu->table = vzalloc(array_size(pages, sizeof(*mmu->table)));
+	mmu->table = kvzalloc(array_size(pages, sizeof(*mmu->table)),
+			      SLB_LOAD_GFP);
 	if (!mmu->table)
 		return -ENOMEM;
 	mmu->counts = alloc_percpu(struct slb_iommu_counts);
 	if (!mmu->counts)
 		goto nomem;
 	if (debug) {
-		mmu->shadow = bitmap_zalloc(pages, GFP_KERNEL);
+		mmu->shadow = bitmap_zalloc(pages, SLB_LOAD_GFP);
 		if (!mmu->shadow)
 			goto nomem;
 	}
@@ -92,14 +93,14 @@ int slb_iommu_init(struct slb_iommu *mmu, const struct slb_iova_ops *ops,
 
 		bitmap_free(mmu->shadow);
 		free_percpu(mmu->counts);
-		vfree(mmu->table);
+		kvfree(mmu->table);
 		return ret;
 	}
 	return 0;
 
 nomem:
 	free_percpu(mmu->counts);
-	vfree(mmu->table);
+	kvfree(mmu->table);
 	return -ENOMEM;
 }
 
@@ -155,7 +156,7 @@ void slb_iommu_destroy(struct slb_iommu *mmu)
 	mmu->ops->destroy(mmu->iova);
 	bitmap_free(mmu->shadow);
 	free_percpu(mmu->counts);
-	vfree(mmu->table);
+	kvfree(mmu->table);
 }
 
 static void slb_shadow_take(struct slb_iommu *mmu, const struct slb_mapping *map)

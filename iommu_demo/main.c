@@ -9,6 +9,8 @@
 #include <linux/err.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/sched/signal.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include "sl_iommu.h"
 
@@ -63,15 +65,20 @@ static int slb_store_alloc(struct slb_dev *dev)
 {
 	unsigned long i;
 
-	dev->store = kvcalloc(dev->pages, sizeof(*dev->store), GFP_KERNEL);
+	dev->store = kvcalloc(dev->pages, sizeof(*dev->store), SLB_LOAD_GFP);
 	if (!dev->store)
 		return -ENOMEM;
 	for (i = 0; i < dev->pages; i++) {
 		/* Zeroed: a read before any write returns zeroes. */
-		dev->store[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		dev->store[i] = alloc_page(SLB_LOAD_GFP | __GFP_ZERO);
 		if (!dev->store[i]) {
 			slb_store_free(dev);
 			return -ENOMEM;
+		}
+		/* A load of gigabytes may be interrupted. */
+		if (fatal_signal_pending(current)) {
+			slb_store_free(dev);
+			return -EINTR;
 		}
 		cond_resched();
 	}
@@ -174,6 +181,44 @@ static void slb_destroy_all(void)
 	}
 }
 
+/* The size of device @i, in MiB. */
+static unsigned int slb_size_mb(unsigned int i)
+{
+	return nr_size_mb ? size_mb[min_t(int, i, nr_size_mb - 1)] : 64;
+}
+
+/*
+ * Refuse a load whose devices would not fit in memory, before allocating
+ * any: they would take all of it, and the allocations, which may fail
+ * (SLB_LOAD_GFP), would fail late, after starving everything else.
+ * What the devices take: the backing store and its page array, and per
+ * IOMMU the IO page table and, with debug=1, the shadow bitmap.  What
+ * stays: an eighth of RAM and at least 64 MiB, for the rest of the system.
+ */
+static int slb_check_memory(const struct slb_iova_ops **ops)
+{
+	u64 need = 0, avail, margin;
+	unsigned int i;
+
+	for (i = 0; i < nr_devices; i++) {
+		u64 pages = (u64)slb_size_mb(i) << (20 - PAGE_SHIFT);
+
+		need += pages * (PAGE_SIZE + sizeof(struct page *));
+		if (!ops[i])
+			continue;
+		need += (u64)iova_pages * sizeof(unsigned long);
+		if (debug)
+			need += BITS_TO_LONGS(iova_pages) * sizeof(long);
+	}
+	avail = (u64)si_mem_available() << PAGE_SHIFT;
+	margin = max_t(u64, ((u64)totalram_pages() << PAGE_SHIFT) / 8, SZ_64M);
+	if (need + margin <= avail)
+		return 0;
+	pr_err("sl_iommu: size_mb and nr_devices=%u: the devices need %llu MiB, %llu MiB is available, of which %llu MiB must stay free\n",
+	       nr_devices, need >> 20, avail >> 20, margin >> 20);
+	return -ENOMEM;
+}
+
 /* Refuse a load whose parameters make no sense, naming the first wrong. */
 static int slb_check_params(const struct slb_iova_ops **ops)
 {
@@ -203,8 +248,7 @@ static int slb_check_params(const struct slb_iova_ops **ops)
 	for (i = 0; i < nr_devices; i++) {
 		const char *name = nr_backend ?
 			backend[min_t(int, i, nr_backend - 1)] : "skiplist";
-		unsigned int mb = nr_size_mb ?
-			size_mb[min_t(int, i, nr_size_mb - 1)] : 64;
+		unsigned int mb = slb_size_mb(i);
 
 		ops[i] = slb_backend_find(name);
 		if (IS_ERR(ops[i])) {
@@ -217,7 +261,7 @@ static int slb_check_params(const struct slb_iova_ops **ops)
 			return -EINVAL;
 		}
 	}
-	return 0;
+	return slb_check_memory(ops);
 }
 
 static int __init slb_init(void)
@@ -233,15 +277,12 @@ static int __init slb_init(void)
 	if (slb_major < 0)
 		return slb_major;
 	for (i = 0; i < nr_devices; i++) {
-		unsigned int mb = nr_size_mb ?
-			size_mb[min_t(int, i, nr_size_mb - 1)] : 64;
-
-		slb_devs[i] = slb_dev_create(i, ops[i], mb);
+		slb_devs[i] = slb_dev_create(i, ops[i], slb_size_mb(i));
 		if (IS_ERR(slb_devs[i])) {
 			ret = PTR_ERR(slb_devs[i]);
 			slb_devs[i] = NULL;
-			pr_err("sl_iommu: cannot create %s%u: %d\n", SLB_NAME, i,
-			       ret);
+			pr_err("sl_iommu: cannot create %s%u (size_mb=%u): %d\n",
+			       SLB_NAME, i, slb_size_mb(i), ret);
 			slb_destroy_all();
 			unregister_blkdev(slb_major, SLB_NAME);
 			return ret;

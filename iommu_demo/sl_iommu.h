@@ -22,6 +22,14 @@
 #define SLB_NAME		"slblk"
 #define SLB_MAX_DEVICES		16
 
+/*
+ * The big allocations of a load (backing store, IO page table, shadow
+ * bitmap) fail instead of calling the OOM killer, and quietly: a load too
+ * large for the machine is refused with -ENOMEM and one message naming
+ * the parameter (main.c checks the sizes against free memory first).
+ */
+#define SLB_LOAD_GFP	(GFP_KERNEL | __GFP_NOWARN | __GFP_RETRY_MAYFAIL)
+
 struct slb_iova;
 
 /**

@@ -7,8 +7,12 @@
  * Every command but CLEAR and CHECK takes the file's semaphore shared, so
  * concurrent ioctls on one descriptor reach the index concurrently; CLEAR
  * and CHECK take it exclusive, because they need the index quiescent.
- * Extents are freed with kfree_rcu() after their removal, since a lookup
- * on another thread may still be reading them.
+ * Nothing touches user memory while the semaphore is held: requests are
+ * read before it is taken and results written after it is dropped, and
+ * the waits for it are killable, so a user page that never arrives
+ * (userfaultfd) stalls only the thread that passed it.  Extents are freed
+ * with kfree_rcu() after their removal, since a lookup on another thread
+ * may still be reading them.
  */
 #include <linux/module.h>
 #include <linux/miscdevice.h>
@@ -97,170 +101,151 @@ static int sl_dev_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static long sl_dev_insert(struct sl_dev *dev, void __user *uarg)
-{
+/*
+ * One ioctl's state.  The request is read before the semaphore is taken,
+ * and the result written back after it is dropped, so that a user page
+ * that stalls (userfaultfd, a slow file mapping) holds up only its own
+ * caller, never a CLEAR or CHECK waiting for the semaphore, nor the
+ * commands queued behind those.  What a command allocates is allocated
+ * before the semaphore too.
+ */
+struct sl_dev_call {
+	union {
+		struct sl_ioc_insert insert;
+		struct sl_ioc_insert_hole hole;
+		struct sl_ioc_lookup lookup;
+		struct sl_ioc_overlap overlap;
+		struct sl_ioc_delete del;
+		struct sl_ioc_iterate iter;
+		struct sl_ioc_stats stats;
+	} req;
+	/* INSERT, INSERT_HOLE: the new extent, until the index has it. */
 	struct sl_dev_extent *ext;
-	struct sl_ioc_insert req;
+	/* ITERATE: the records gathered, copied out after the semaphore. */
+	struct sl_ioc_extent *records;
+	/* Whether the request goes back to userspace on success. */
+	bool copy_out;
+};
+
+static int sl_dev_insert(struct sl_dev *dev, struct sl_dev_call *call)
+{
+	struct sl_ioc_insert *req = &call->req.insert;
 	int ret;
 
-	if (copy_from_user(&req, uarg, sizeof(req)))
-		return -EFAULT;
-	if (req.flags || req.reserved)
-		return -EINVAL;
-	ext = kmalloc(sizeof(*ext), GFP_KERNEL_ACCOUNT);
-	if (!ext)
-		return -ENOMEM;
-	ext->slot.key = req.key;
-	ext->slot.size = req.size;
-	ext->value = req.value;
-	ret = sl_insert(dev->list, &ext->slot, GFP_KERNEL_ACCOUNT);
-	if (ret)
-		kfree(ext);
+	call->ext->slot.key = req->key;
+	call->ext->slot.size = req->size;
+	call->ext->value = req->value;
+	ret = sl_insert(dev->list, &call->ext->slot, GFP_KERNEL_ACCOUNT);
+	if (!ret)
+		call->ext = NULL;
 	return ret;
 }
 
-static long sl_dev_insert_hole(struct sl_dev *dev, void __user *uarg)
+static int sl_dev_insert_hole(struct sl_dev *dev, struct sl_dev_call *call)
 {
-	struct sl_ioc_insert_hole req;
-	struct sl_dev_extent *ext;
+	struct sl_ioc_insert_hole *req = &call->req.hole;
 	unsigned long start;
 	int ret;
 
-	if (copy_from_user(&req, uarg, sizeof(req)))
-		return -EFAULT;
-	if (req.flags || req.reserved)
-		return -EINVAL;
-	ext = kmalloc(sizeof(*ext), GFP_KERNEL_ACCOUNT);
-	if (!ext)
-		return -ENOMEM;
-	ext->value = req.value;
-	ret = sl_insert_hole(dev->list, &ext->slot, req.size, req.align,
-			     req.min, req.max, req.hint, &start,
+	call->ext->value = req->value;
+	ret = sl_insert_hole(dev->list, &call->ext->slot, req->size,
+			     req->align, req->min, req->max, req->hint, &start,
 			     GFP_KERNEL_ACCOUNT);
-	if (ret) {
-		kfree(ext);
+	if (ret)
 		return ret;
-	}
 	/*
-	 * Not ext->slot.key: another thread on this file may have deleted
-	 * the extent, and its grace period ended, since it went in.
+	 * Not call->ext->slot.key: another thread on this file may have
+	 * deleted the extent, and its grace period ended, since it went in.
 	 */
-	req.key = start;
-	if (copy_to_user(uarg, &req, sizeof(req)))
-		return -EFAULT;
+	call->ext = NULL;
+	req->key = start;
 	return 0;
 }
 
-static long sl_dev_lookup(struct sl_dev *dev, void __user *uarg)
+static int sl_dev_lookup(struct sl_dev *dev, struct sl_dev_call *call)
 {
-	struct sl_ioc_lookup req;
+	struct sl_ioc_lookup *req = &call->req.lookup;
 	struct sl_slot *slot;
 
-	if (copy_from_user(&req, uarg, sizeof(req)))
-		return -EFAULT;
-	if (req.flags || req.reserved)
-		return -EINVAL;
 	rcu_read_lock();
-	slot = sl_lookup(dev->list, req.key);
+	slot = sl_lookup(dev->list, req->key);
 	if (slot)
-		sl_dev_export(slot, &req.extent);
+		sl_dev_export(slot, &req->extent);
 	rcu_read_unlock();
-	if (!slot)
-		return -ENOENT;
-	return copy_to_user(uarg, &req, sizeof(req)) ? -EFAULT : 0;
+	return slot ? 0 : -ENOENT;
 }
 
-static long sl_dev_overlap(struct sl_dev *dev, void __user *uarg)
+static int sl_dev_overlap(struct sl_dev *dev, struct sl_dev_call *call)
 {
-	struct sl_ioc_overlap req;
+	struct sl_ioc_overlap *req = &call->req.overlap;
 	struct sl_slot *slot;
 
-	if (copy_from_user(&req, uarg, sizeof(req)))
-		return -EFAULT;
-	if (req.flags || req.reserved || req.end <= req.start)
-		return -EINVAL;
 	rcu_read_lock();
-	slot = sl_first_overlap(dev->list, req.start, req.end);
+	slot = sl_first_overlap(dev->list, req->start, req->end);
 	if (slot)
-		sl_dev_export(slot, &req.extent);
+		sl_dev_export(slot, &req->extent);
 	rcu_read_unlock();
-	if (!slot)
-		return -ENOENT;
-	return copy_to_user(uarg, &req, sizeof(req)) ? -EFAULT : 0;
+	return slot ? 0 : -ENOENT;
 }
 
-static long sl_dev_delete(struct sl_dev *dev, void __user *uarg)
+static int sl_dev_delete(struct sl_dev *dev, struct sl_dev_call *call)
 {
-	struct sl_ioc_delete req;
-	struct sl_slot *slot;
+	struct sl_slot *slot = sl_remove(dev->list, call->req.del.key);
 
-	if (copy_from_user(&req, uarg, sizeof(req)))
-		return -EFAULT;
-	if (req.flags || req.reserved)
-		return -EINVAL;
-	slot = sl_remove(dev->list, req.key);
 	if (!slot)
 		return -ENOENT;
 	kfree_rcu(sl_dev_extent(slot), rcu);
 	return 0;
 }
 
-static long sl_dev_iterate(struct sl_dev *dev, void __user *uarg)
+/*
+ * Gathered into a kernel buffer under RCU, at most SL_IOC_ITERATE_MAX
+ * records, and copied out by the caller once the semaphore is dropped.
+ */
+static int sl_dev_iterate(struct sl_dev *dev, struct sl_dev_call *call)
 {
-	bool backward;
-	struct sl_ioc_iterate req;
-	struct sl_ioc_extent *buf;
+	struct sl_ioc_iterate *req = &call->req.iter;
+	bool backward = req->flags & SL_ITER_BACKWARD;
 	struct sl_slot *slot;
 	struct sl_iter iter;
-	long ret = 0;
 
-	if (copy_from_user(&req, uarg, sizeof(req)))
-		return -EFAULT;
-	if ((req.flags & ~SL_ITER_BACKWARD) || req.reserved ||
-	    req.max > SL_IOC_ITERATE_MAX)
-		return -EINVAL;
-	backward = req.flags & SL_ITER_BACKWARD;
-	/* Gathered under RCU, copied out after: copying may fault. */
-	buf = kvmalloc_array(max(req.max, 1U), sizeof(*buf),
-			     GFP_KERNEL_ACCOUNT);
-	if (!buf)
-		return -ENOMEM;
-	req.count = 0;
+	req->count = 0;
 	rcu_read_lock();
-	sl_iter_start(&iter, dev->list, req.key);
-	while (req.count < req.max) {
+	/*
+	 * From the end: from the last key, stepping the cursor past an
+	 * extent there, if there is one, so that the walk back returns it
+	 * first.  It is the one extent no @key can reach backward.
+	 */
+	if (req->flags & SL_ITER_FROM_END) {
+		sl_iter_start(&iter, dev->list, ULONG_MAX);
+		sl_iter_next(&iter);
+	} else {
+		sl_iter_start(&iter, dev->list, req->key);
+	}
+	while (req->count < req->max) {
 		slot = backward ? sl_iter_prev(&iter) : sl_iter_next(&iter);
 		if (!slot)
 			break;
-		sl_dev_export(slot, &buf[req.count++]);
+		sl_dev_export(slot, &call->records[req->count++]);
 	}
 	rcu_read_unlock();
-	if (copy_to_user(u64_to_user_ptr(req.records), buf,
-			 req.count * sizeof(*buf)) ||
-	    copy_to_user(uarg, &req, sizeof(req)))
-		ret = -EFAULT;
-	kvfree(buf);
-	return ret;
+	return 0;
 }
 
-static long sl_dev_stats(struct sl_dev *dev, void __user *uarg)
+static int sl_dev_stats(struct sl_dev *dev, struct sl_dev_call *call)
 {
-	struct sl_ioc_stats req;
+	struct sl_ioc_stats *req = &call->req.stats;
 	struct sl_stats stats;
 	int h;
 
-	if (copy_from_user(&req, uarg, sizeof(req)))
-		return -EFAULT;
-	if (req.flags || req.reserved)
-		return -EINVAL;
 	sl_stats(dev->list, &stats);
-	req.items = stats.items;
-	req.leaves = stats.leaves;
-	req.bytes = stats.bytes;
-	req.key_loads = stats.key_loads;
+	req->items = stats.items;
+	req->leaves = stats.leaves;
+	req->bytes = stats.bytes;
+	req->key_loads = stats.key_loads;
 	for (h = 0; h < SL_IOC_MAX_HEIGHT; h++)
-		req.height[h] = stats.height[h];
-	return copy_to_user(uarg, &req, sizeof(req)) ? -EFAULT : 0;
+		req->height[h] = stats.height[h];
+	return 0;
 }
 
 /* Replace the index by an empty one; the caller holds the semaphore. */
@@ -277,11 +262,122 @@ static long sl_dev_clear(struct sl_dev *dev)
 	return 0;
 }
 
+/*
+ * Check what needs no index, allocate what the command needs, and make
+ * sure a result can be written back before anything is created: a
+ * command that creates something never undoes it (see "Results" in
+ * uapi/skiplist_dev.h), so a result area that cannot be written must be
+ * found out first.  Writing the request's own key back is the check.
+ */
+static int sl_dev_prepare(unsigned int cmd, struct sl_dev_call *call,
+			  void __user *uarg)
+{
+	switch (cmd) {
+	case SL_IOC_INSERT: {
+		struct sl_ioc_insert *req = &call->req.insert;
+
+		if (req->flags || req->reserved)
+			return -EINVAL;
+		break;
+	}
+	case SL_IOC_INSERT_HOLE: {
+		struct sl_ioc_insert_hole *req = &call->req.hole;
+		struct sl_ioc_insert_hole __user *ureq = uarg;
+
+		if (req->flags || req->reserved)
+			return -EINVAL;
+		if (put_user(req->key, &ureq->key))
+			return -EFAULT;
+		call->copy_out = true;
+		break;
+	}
+	case SL_IOC_LOOKUP:
+		if (call->req.lookup.flags || call->req.lookup.reserved)
+			return -EINVAL;
+		call->copy_out = true;
+		return 0;
+	case SL_IOC_FIRST_OVERLAP: {
+		struct sl_ioc_overlap *req = &call->req.overlap;
+
+		if (req->flags || req->reserved || req->end <= req->start)
+			return -EINVAL;
+		call->copy_out = true;
+		return 0;
+	}
+	case SL_IOC_DELETE:
+		if (call->req.del.flags || call->req.del.reserved)
+			return -EINVAL;
+		return 0;
+	case SL_IOC_ITERATE: {
+		struct sl_ioc_iterate *req = &call->req.iter;
+
+		if ((req->flags & ~(SL_ITER_BACKWARD | SL_ITER_FROM_END)) ||
+		    req->reserved || req->max > SL_IOC_ITERATE_MAX)
+			return -EINVAL;
+		if ((req->flags & SL_ITER_FROM_END) &&
+		    (!(req->flags & SL_ITER_BACKWARD) || req->key))
+			return -EINVAL;
+		call->records = kvmalloc_array(max(req->max, 1U),
+					       sizeof(*call->records),
+					       GFP_KERNEL_ACCOUNT);
+		if (!call->records)
+			return -ENOMEM;
+		call->copy_out = true;
+		return 0;
+	}
+	default:
+		if (call->req.stats.flags || call->req.stats.reserved)
+			return -EINVAL;
+		call->copy_out = true;
+		return 0;
+	}
+	/* INSERT and INSERT_HOLE: the extent, allocated outside the semaphore. */
+	call->ext = kmalloc(sizeof(*call->ext), GFP_KERNEL_ACCOUNT);
+	return call->ext ? 0 : -ENOMEM;
+}
+
+static int sl_dev_run(struct sl_dev *dev, unsigned int cmd,
+		      struct sl_dev_call *call)
+{
+	lockdep_assert_held_read(&dev->sem);
+	switch (cmd) {
+	case SL_IOC_INSERT:
+		return sl_dev_insert(dev, call);
+	case SL_IOC_INSERT_HOLE:
+		return sl_dev_insert_hole(dev, call);
+	case SL_IOC_LOOKUP:
+		return sl_dev_lookup(dev, call);
+	case SL_IOC_FIRST_OVERLAP:
+		return sl_dev_overlap(dev, call);
+	case SL_IOC_DELETE:
+		return sl_dev_delete(dev, call);
+	case SL_IOC_ITERATE:
+		return sl_dev_iterate(dev, call);
+	default:
+		return sl_dev_stats(dev, call);
+	}
+}
+
+/* CLEAR and CHECK: no argument, the index quiescent. */
+static long sl_dev_exclusive(struct sl_dev *dev, unsigned int cmd)
+{
+	long ret;
+
+	/* Killable: a long CHECK must not leave its waiters unkillable. */
+	ret = down_write_killable(&dev->sem);
+	if (ret)
+		return ret;
+	ret = cmd == SL_IOC_CLEAR ? sl_dev_clear(dev) : sl_check(dev->list);
+	up_write(&dev->sem);
+	return ret;
+}
+
 static long sl_dev_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
 	struct sl_dev *dev = file->private_data;
 	void __user *uarg = (void __user *)arg;
+	struct sl_dev_call call = { };
 	long ret;
 
 	switch (cmd) {
@@ -300,40 +396,36 @@ static long sl_dev_ioctl(struct file *file, unsigned int cmd,
 	}
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
+	if (cmd == SL_IOC_CLEAR || cmd == SL_IOC_CHECK)
+		return sl_dev_exclusive(dev, cmd);
 
-	if (cmd == SL_IOC_CLEAR || cmd == SL_IOC_CHECK) {
-		down_write(&dev->sem);
-		ret = cmd == SL_IOC_CLEAR ? sl_dev_clear(dev) :
-					    sl_check(dev->list);
-		up_write(&dev->sem);
-		return ret;
-	}
-
-	down_read(&dev->sem);
-	switch (cmd) {
-	case SL_IOC_INSERT:
-		ret = sl_dev_insert(dev, uarg);
-		break;
-	case SL_IOC_INSERT_HOLE:
-		ret = sl_dev_insert_hole(dev, uarg);
-		break;
-	case SL_IOC_LOOKUP:
-		ret = sl_dev_lookup(dev, uarg);
-		break;
-	case SL_IOC_FIRST_OVERLAP:
-		ret = sl_dev_overlap(dev, uarg);
-		break;
-	case SL_IOC_DELETE:
-		ret = sl_dev_delete(dev, uarg);
-		break;
-	case SL_IOC_ITERATE:
-		ret = sl_dev_iterate(dev, uarg);
-		break;
-	default:
-		ret = sl_dev_stats(dev, uarg);
-		break;
-	}
+	/* Each command's size is its structure's, encoded in the number. */
+	if (copy_from_user(&call.req, uarg, _IOC_SIZE(cmd)))
+		return -EFAULT;
+	ret = sl_dev_prepare(cmd, &call, uarg);
+	if (ret)
+		goto out;
+	ret = down_read_killable(&dev->sem);
+	if (ret)
+		goto out;
+	ret = sl_dev_run(dev, cmd, &call);
 	up_read(&dev->sem);
+	if (ret || !call.copy_out)
+		goto out;
+	/*
+	 * A failure here leaves what the command created in place, as the
+	 * header documents: by now another thread may have deleted it and
+	 * been given the same key, so undoing would hit that thread's.
+	 */
+	if (cmd == SL_IOC_ITERATE &&
+	    copy_to_user(u64_to_user_ptr(call.req.iter.records), call.records,
+			 array_size(call.req.iter.count, sizeof(*call.records))))
+		ret = -EFAULT;
+	else if (copy_to_user(uarg, &call.req, _IOC_SIZE(cmd)))
+		ret = -EFAULT;
+out:
+	kvfree(call.records);
+	kfree(call.ext);
 	return ret;
 }
 

@@ -19,8 +19,25 @@
  * Errors common to all commands: -EPERM (no CAP_SYS_ADMIN), -EFAULT (bad
  * user pointer), -EINVAL (unknown flags, non-zero reserved or pad, or an
  * argument out of range as described per command; the kernel log names
- * the problem), -ENOTTY (unknown command), -ENOMEM.  -ENOENT, -EEXIST and
- * -ENOSPC are ordinary results, not misuse.
+ * the problem), -ENOTTY (unknown command), -ENOMEM, and -EINTR when a
+ * fatal signal ends the wait for an SL_RA_IOC_INIT or SL_EM_IOC_CHECK on
+ * the descriptor (the caller is dying and never sees it).  Arguments are
+ * checked before anything else, so a malformed allocator command gets
+ * -EINVAL even before SL_RA_IOC_INIT.  -ENOENT, -EEXIST and -ENOSPC are
+ * ordinary results, not misuse.
+ *
+ * Results: a command reads its whole request before it touches the map
+ * or the allocator and writes its result back after; a user page that
+ * stalls (userfaultfd) holds up only the thread that passed it.
+ * SL_RA_IOC_ALLOC, the one command that creates something and returns a
+ * result, first writes its request's @start back unchanged: if that
+ * faults, it fails with -EFAULT and allocates nothing.  If the result
+ * cannot be written all the same (another thread unmapped or
+ * write-protected the page meanwhile), the range stays allocated until it
+ * is freed or the descriptor closed, and the call still fails with
+ * -EFAULT: an allocation is never undone, because by then another thread
+ * may have freed the range and been handed it again, and an undo would
+ * free that thread's range.
  */
 #ifndef _UAPI_SL_EXTENT_DEV_H
 #define _UAPI_SL_EXTENT_DEV_H
@@ -189,7 +206,8 @@ struct sl_ra_ioc_init {
  *         A window [@min, @max) entirely outside the space: -ERANGE.
  * @hint:  where to start looking; the search wraps to @min if nothing
  *         fits above it.  Outside the window it is ignored.
- * @start: out: the first unit of the range allocated
+ * @start: out: the first unit of the range allocated (see "Results"
+ *         above for a @start that cannot be written)
  * @flags: 0, or SL_RA_ALLOC_PERCPU: search the whole space from where the
  *         calling CPU's last allocation ended, so that threads on
  *         different CPUs work in different parts of the index; @min,

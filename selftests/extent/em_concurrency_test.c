@@ -68,14 +68,6 @@ struct thread {
 	unsigned char *b_present;	/* region B's writer only */
 };
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static __attribute__((format(printf, 2, 3)))
 void bad(struct thread *t, const char *fmt, ...)
 {
@@ -142,7 +134,7 @@ static void *a_writer(void *arg)
 	__u64 s, l;
 	int ret;
 
-	while (now() < sh->until && !t->errors) {
+	while (dt_now() < sh->until && !t->errors) {
 		t->ops++;
 		whole = rand_r(&t->seed) % 8 == 0;
 		if (whole) {
@@ -191,7 +183,7 @@ static void *b_writer(void *arg)
 	__u64 start;
 	int ret;
 
-	while (now() < sh->until && !t->errors) {
+	while (dt_now() < sh->until && !t->errors) {
 		t->ops++;
 		c = rand_r(&t->seed) % B_CELLS;
 		start = B_START + (__u64)c * B_CELL;
@@ -437,11 +429,11 @@ static void report(struct __test_metadata *_metadata, const char *who,
 /* Software emulation in the VM is slow: allow far more than the run. */
 TEST_F_TIMEOUT(em, readers_race_punches_and_merges, 300)
 {
-	double seconds = sx_env("SL_STRESS_SECONDS", 5);
-	int readers = sx_env("SX_THREADS", 3);
+	double seconds = dt_env("SL_STRESS_SECONDS", 5);
+	int readers = dt_env("SX_THREADS", 3);
 	struct shared sh = {
 		.fd = self->fd,
-		.allow_enomem = sx_env("SL_ALLOW_ENOMEM", 0) == 1,
+		.allow_enomem = dt_env("SL_ALLOW_ENOMEM", 0) == 1,
 	};
 	struct thread wa = { .sh = &sh, .seed = 1 };
 	struct thread wb = { .sh = &sh, .seed = 2 };
@@ -463,7 +455,7 @@ TEST_F_TIMEOUT(em, readers_race_punches_and_merges, 300)
 		} while (retry(&wa, ret));
 		ASSERT_EQ(0, ret);
 	}
-	sh.until = now() + seconds;
+	sh.until = dt_now() + seconds;
 	ASSERT_EQ(0, pthread_create(&wa.tid, NULL, a_writer, &wa));
 	ASSERT_EQ(0, pthread_create(&wb.tid, NULL, b_writer, &wb));
 	for (i = 0; i < readers; i++) {

@@ -75,9 +75,10 @@ TEST_F(dev, bad_pointers_efault)
 		EXPECT_EQ(-EFAULT, sx_ioc(self->fd, all_cmds[i], KERNEL_ADDR));
 	}
 	/*
-	 * Requests on a read-only page: read, carried out, and the result
-	 * cannot be written back.  An allocation is then undone, since
-	 * nobody would know to free it.
+	 * Requests on a read-only page: read, and the result cannot be
+	 * written back.  An allocation finds that out before it allocates
+	 * (it is never undone afterwards: extent_uffd_test); a lookup is
+	 * carried out and fails to report.
 	 */
 	ASSERT_EQ(0, sx_em_add(self->fd, 0, 10, 100, 0, false));
 	ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE,

@@ -57,14 +57,6 @@ struct worker {
 	char what[160];
 };
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static __attribute__((format(printf, 2, 3)))
 void bad(struct worker *w, const char *fmt, ...)
 {
@@ -175,7 +167,7 @@ static void *work(void *arg)
 	CPU_ZERO(&set);
 	CPU_SET(w->cpu, &set);
 	sched_setaffinity(0, sizeof(set), &set);
-	while ((ops++ & 63) || now() < sh->until) {
+	while ((ops++ & 63) || dt_now() < sh->until) {
 		if (!w->nlive ||
 		    (w->nlive < sh->max_live && rand_r(&w->seed) % 2)) {
 			do_alloc(w);
@@ -236,8 +228,8 @@ FIXTURE_TEARDOWN(ra)
 /* Software emulation in the VM is slow: allow far more than the run. */
 TEST_F_TIMEOUT(ra, percpu_threads_shadowed, 300)
 {
-	double seconds = sx_env("SL_STRESS_SECONDS", 5);
-	int threads = sx_env("SX_THREADS", 4);
+	double seconds = dt_env("SL_STRESS_SECONDS", 5);
+	int threads = dt_env("SX_THREADS", 4);
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	long allocs = 0, frees = 0, enospc = 0, enomem = 0;
 	struct worker w[MAX_THREADS];
@@ -248,7 +240,7 @@ TEST_F_TIMEOUT(ra, percpu_threads_shadowed, 300)
 		.max_size = variant->max_size,
 		.max_live = variant->max_live,
 		.allow_enospc = variant->allow_enospc,
-		.allow_enomem = sx_env("SL_ALLOW_ENOMEM", 0) == 1,
+		.allow_enomem = dt_env("SL_ALLOW_ENOMEM", 0) == 1,
 	};
 	__u64 i;
 	int t, ret;
@@ -262,7 +254,7 @@ TEST_F_TIMEOUT(ra, percpu_threads_shadowed, 300)
 	ASSERT_EQ(0, ret);
 	sh.bits = calloc(sh.space / 64 + 1, sizeof(*sh.bits));
 	ASSERT_NE(NULL, sh.bits);
-	sh.until = now() + seconds;
+	sh.until = dt_now() + seconds;
 	for (t = 0; t < threads; t++) {
 		memset(&w[t], 0, sizeof(w[t]));
 		w[t].sh = &sh;

@@ -2,6 +2,7 @@
 /*
  * Thin wrappers over the /dev/sl_extent ioctls for the selftests: each
  * returns 0 or -errno, so a test asserts the exact error in one line.
+ * What every device's tests share is in selftests/lib/devtest.h.
  */
 #ifndef _SX_IOCTL_H
 #define _SX_IOCTL_H
@@ -13,33 +14,27 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+#include "devtest.h"
 #include "sl_extent_dev.h"
 
 #define SX_DEVICE "/dev/sl_extent"
 #define SX_MISSING SX_DEVICE " missing: load sl_extent_dev.ko"
 
-/* Opening allocates the map's first leaf: retry failslab's failures. */
+/* A descriptor, or -1 with errno set (-ENOMEM from failslab is retried). */
 static inline int sx_open(void)
 {
-	int fd, tries = 0;
+	int fd = dt_open(SX_DEVICE);
 
-	do {
-		fd = open(SX_DEVICE, O_RDWR);
-	} while (fd < 0 && errno == ENOMEM && ++tries < 1000);
+	if (fd < 0) {
+		errno = -fd;
+		return -1;
+	}
 	return fd;
 }
 
 static inline int sx_ioc(int fd, unsigned long cmd, void *arg)
 {
 	return ioctl(fd, cmd, arg) ? -errno : 0;
-}
-
-/* A number from the environment, or a default. */
-static inline double sx_env(const char *name, double def)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? atof(v) : def;
 }
 
 /* ----- extent map ----- */

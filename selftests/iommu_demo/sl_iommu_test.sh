@@ -3,6 +3,8 @@
 # kselftest-style (TAP) tests of sl_iommu.ko, run in the guest as root
 # with skiplist.ko and sl_extent.ko loaded and sl_iommu.ko not loaded:
 #  - bad module parameters refuse the load, each with its own message;
+#  - devices larger than memory refuse the load with ENOMEM and a message
+#    naming size_mb, without waking the OOM killer;
 #  - with the shadow bitmap on, every backend passes fio verify (crc32c)
 #    on sequential and random writes and a 70/30 mix, 16 jobs at queue
 #    depth 10 (on kernels without System V IPC, which fio needs, eight
@@ -42,6 +44,13 @@ check() {
 	if "$@"; then ok "$what"; else not_ok "$what"; fi
 }
 
+# udev's workers probe a new disk (blkid) and hold it open meanwhile,
+# which makes an rmmod right after the load fail with "in use".
+settle() {
+	command -v udevadm >/dev/null && udevadm settle --timeout=30
+	return 0
+}
+
 # insmod must fail and the kernel log must name the parameter.
 refused() {
 	msg=$1
@@ -79,6 +88,28 @@ check "size_mb=0 refused" refused "size_mb=0" size_mb=0
 check "size_mb=5000 refused" refused "size_mb=5000" size_mb=5000
 check "iova_pages=10 refused" refused "iova_pages=10" iova_pages=10
 check "queue_depth=0 refused" refused "queue_depth=0" queue_depth=0
+
+# More memory than the machine has: refused up front with ENOMEM and a
+# message naming size_mb, and never by the OOM killer.
+too_big() {
+	local err
+
+	dmesg -C
+	if err=$(insmod "$ko" "$@" 2>&1); then
+		rmmod sl_iommu
+		echo "# insmod $* succeeded"
+		return 1
+	fi
+	echo "$err" | grep -q "Cannot allocate memory" ||
+		{ echo "# insmod $*: $err"; return 1; }
+	dmesg | grep -q "sl_iommu: size_mb" ||
+		{ echo "# no message naming size_mb"; return 1; }
+	! dmesg | grep -iE "invoked oom-killer|Out of memory"
+}
+check "size_mb=4096 nr_devices=16 refused with ENOMEM, no OOM kill" \
+	too_big size_mb=4096 nr_devices=16
+check "one device of all the memory refused with ENOMEM, no OOM kill" \
+	too_big size_mb=$(awk '/^MemTotal/ { print int($2 / 1024) }' /proc/meminfo)
 
 dmesg -C
 if ! insmod "$ko" debug=1 backend=$backends; then
@@ -178,6 +209,7 @@ check "last block readable" sh -c \
 exec 3</dev/slblk4
 check "rmmod refused while a device is open" sh -c '! rmmod sl_iommu 2>/dev/null'
 exec 3<&-
+settle
 check "rmmod after the last close" rmmod sl_iommu
 check "no leak or overlap reported at unload" sh -c \
 	'! dmesg | grep -E "sl_iommu: .*(leaked|twice|freed while free|IOMMU fault)"'
@@ -187,6 +219,7 @@ cycle() {
 		insmod "$ko" debug=1 backend=skiplist,iova size_mb=8 || return 1
 		dd if=/dev/urandom of=/dev/slblk0 bs=64k count=16 oflag=direct 2>/dev/null || return 1
 		dd if=/dev/slblk1 of=/dev/null bs=64k count=16 iflag=direct 2>/dev/null || return 1
+		settle
 		rmmod sl_iommu || return 1
 	done
 	! dmesg | grep -E "sl_iommu: .*(leaked|twice|freed while free)"

@@ -21,9 +21,9 @@ FIXTURE(dev) {
 
 FIXTURE_SETUP(dev)
 {
-	self->fd = open(SL_DEVICE, O_RDWR);
+	self->fd = sl_open();
 	if (self->fd < 0 && errno == ENOENT)
-		SKIP(return, SL_DEVICE " missing: load skiplist_dev.ko");
+		SKIP(return, SL_MISSING);
 	ASSERT_LE(0, self->fd);
 	self->unmapped = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -66,6 +66,34 @@ TEST_F(dev, bad_pointers_efault)
 	EXPECT_EQ(1, it.count);
 }
 
+/*
+ * A request on a read-only page is read, but its result cannot be
+ * written back: INSERT_HOLE finds that out before it inserts anything,
+ * and a lookup is carried out and fails to report.
+ */
+TEST_F(dev, read_only_request_efault)
+{
+	struct sl_ioc_insert_hole hole = { .size = 4, .align = 1, .value = 9 };
+	struct sl_ioc_lookup lk = { .key = 1 };
+	struct sl_ioc_stats st;
+	char *ro;
+
+	ASSERT_EQ(0, sl_insert(self->fd, 1, 1, 1));
+	ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	memcpy(ro, &hole, sizeof(hole));
+	memcpy(ro + 1024, &lk, sizeof(lk));
+	ASSERT_EQ(0, mprotect(ro, 4096, PROT_READ));
+	EXPECT_EQ(-EFAULT, sl_ioc(self->fd, SL_IOC_INSERT_HOLE, ro));
+	EXPECT_EQ(-EFAULT, sl_ioc(self->fd, SL_IOC_LOOKUP, ro + 1024));
+	ASSERT_EQ(0, sl_stats(self->fd, &st));
+	EXPECT_EQ(1, st.items) {
+		TH_LOG("INSERT_HOLE inserted an extent nobody learns of");
+	}
+	munmap(ro, 4096);
+}
+
 TEST_F(dev, flags_and_reserved_einval)
 {
 	struct sl_ioc_insert ins = { .key = 1, .size = 1 };
@@ -102,8 +130,16 @@ TEST_F(dev, flags_and_reserved_einval)
 	del.flags = 0;
 	del.reserved = 1;
 	EXPECT_EQ(-EINVAL, sl_ioc(self->fd, SL_IOC_DELETE, &del));
-	it.flags = 2;		/* only SL_ITER_BACKWARD is defined */
+	it.flags = 4;		/* only BACKWARD and FROM_END are defined */
 	EXPECT_EQ(-EINVAL, sl_ioc(self->fd, SL_IOC_ITERATE, &it));
+	/* From the end, only backward, and from no key. */
+	it.flags = SL_ITER_FROM_END;
+	EXPECT_EQ(-EINVAL, sl_ioc(self->fd, SL_IOC_ITERATE, &it));
+	it.flags = SL_ITER_BACKWARD | SL_ITER_FROM_END;
+	it.key = 1;
+	EXPECT_EQ(-EINVAL, sl_ioc(self->fd, SL_IOC_ITERATE, &it));
+	it.key = 0;
+	EXPECT_EQ(0, sl_ioc(self->fd, SL_IOC_ITERATE, &it));
 	it.flags = 0;
 	it.reserved = 1;
 	EXPECT_EQ(-EINVAL, sl_ioc(self->fd, SL_IOC_ITERATE, &it));

@@ -40,14 +40,6 @@ struct worker {
 	char what[128];
 };
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static void bad(struct worker *w, const char *op, int ret)
 {
 	if (!w->errors++)
@@ -61,7 +53,7 @@ static void *work(void *arg)
 	unsigned long ops = 0;
 	int ret, i, n;
 
-	while ((ops++ & 63) || now() < w->until) {
+	while ((ops++ & 63) || dt_now() < w->until) {
 		__u64 key = (__u64)(rand_r(&w->seed) % cells) * CELL;
 		__u64 size = 1 + rand_r(&w->seed) % CELL;
 
@@ -160,7 +152,7 @@ TEST_F_TIMEOUT(dev, eight_threads_one_descriptor, 300)
 		memset(&w[i], 0, sizeof(w[i]));
 		w[i].fd = fd;
 		w[i].seed = 12345 + i;
-		w[i].until = now() + seconds;
+		w[i].until = dt_now() + seconds;
 		ASSERT_EQ(0, pthread_create(&w[i].tid, NULL, work, &w[i]));
 	}
 	for (i = 0; i < THREADS; i++) {

@@ -13,9 +13,9 @@ FIXTURE(dev) {
 
 FIXTURE_SETUP(dev)
 {
-	self->fd = open(SL_DEVICE, O_RDWR);
+	self->fd = sl_open();
 	if (self->fd < 0 && errno == ENOENT)
-		SKIP(return, SL_DEVICE " missing: load skiplist_dev.ko");
+		SKIP(return, SL_MISSING);
 	ASSERT_LE(0, self->fd);
 }
 
@@ -69,7 +69,7 @@ TEST_F(dev, first_overlap)
 	EXPECT_EQ(-ENOENT, sl_overlap(self->fd, 10050, ~0ULL, &e));
 }
 
-TEST_F(dev, iterate_both_ways)
+TEST_F_TIMEOUT(dev, iterate_both_ways, 300)
 {
 	struct sl_ioc_extent recs[SL_IOC_ITERATE_MAX];
 	int i, n;
@@ -101,6 +101,51 @@ TEST_F(dev, iterate_both_ways)
 	EXPECT_EQ(0, sl_iterate(self->fd, 0, false, recs, 0));
 }
 
+/* An extent at the last key, which only SL_ITER_FROM_END reaches backward. */
+TEST_F(dev, iterate_from_the_end)
+{
+	struct sl_ioc_extent recs[4];
+	struct sl_ioc_iterate it = {
+		.records = (unsigned long)recs, .max = 4,
+		.flags = SL_ITER_BACKWARD | SL_ITER_FROM_END,
+	};
+
+	/* Nothing yet: nothing from the end either. */
+	ASSERT_EQ(0, sl_ioc(self->fd, SL_IOC_ITERATE, &it));
+	EXPECT_EQ(0, it.count);
+	ASSERT_EQ(0, sl_insert(self->fd, 0, 1, 1));
+	ASSERT_EQ(0, sl_insert(self->fd, ~0ULL - 10, 5, 2));
+	ASSERT_EQ(0, sl_insert(self->fd, ~0ULL, 1, 3));
+	/* From below the last key, the extent there is out of reach... */
+	ASSERT_EQ(2, sl_iterate(self->fd, ~0ULL, true, recs, 4));
+	EXPECT_EQ(~0ULL - 10, recs[0].key);
+	/* ...but from the end it comes first. */
+	ASSERT_EQ(0, sl_ioc(self->fd, SL_IOC_ITERATE, &it));
+	ASSERT_EQ(3, it.count);
+	EXPECT_EQ(~0ULL, recs[0].key);
+	EXPECT_EQ(1, recs[0].size);
+	EXPECT_EQ(3, recs[0].value);
+	EXPECT_EQ(~0ULL - 10, recs[1].key);
+	EXPECT_EQ(0, recs[2].key);
+	/* One at a time, continuing from the last key returned. */
+	it.max = 1;
+	ASSERT_EQ(0, sl_ioc(self->fd, SL_IOC_ITERATE, &it));
+	ASSERT_EQ(1, it.count);
+	EXPECT_EQ(~0ULL, recs[0].key);
+	ASSERT_EQ(1, sl_iterate(self->fd, recs[0].key, true, recs, 1));
+	EXPECT_EQ(~0ULL - 10, recs[0].key);
+	/* Forward, the last key is reachable as ever. */
+	ASSERT_EQ(1, sl_iterate(self->fd, ~0ULL, false, recs, 4));
+	EXPECT_EQ(~0ULL, recs[0].key);
+	/* Without an extent at the last key, from the end is from below it. */
+	ASSERT_EQ(0, sl_delete(self->fd, ~0ULL));
+	it.max = 4;
+	ASSERT_EQ(0, sl_ioc(self->fd, SL_IOC_ITERATE, &it));
+	ASSERT_EQ(2, it.count);
+	EXPECT_EQ(~0ULL - 10, recs[0].key);
+	EXPECT_EQ(0, recs[1].key);
+}
+
 TEST_F(dev, insert_hole)
 {
 	__u64 key;
@@ -127,7 +172,7 @@ TEST_F(dev, insert_hole)
 	EXPECT_EQ(0, sl_check(self->fd));
 }
 
-TEST_F(dev, stats_clear_check)
+TEST_F_TIMEOUT(dev, stats_clear_check, 300)
 {
 	struct sl_ioc_stats st;
 	int i;
@@ -153,12 +198,12 @@ TEST_F(dev, stats_clear_check)
 
 TEST(descriptors_are_independent)
 {
-	int a = open(SL_DEVICE, O_RDWR), b;
+	int a = sl_open(), b;
 
 	if (a < 0 && errno == ENOENT)
 		SKIP(return, SL_DEVICE " missing");
 	ASSERT_LE(0, a);
-	b = open(SL_DEVICE, O_RDWR);
+	b = sl_open();
 	ASSERT_LE(0, b);
 	ASSERT_EQ(0, sl_insert(a, 10, 1, 1));
 	EXPECT_EQ(-ENOENT, sl_lookup(b, 10, NULL));

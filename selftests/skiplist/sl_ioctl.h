@@ -2,6 +2,7 @@
 /*
  * Thin wrappers over the /dev/skiplist ioctls for the selftests: each
  * returns 0 or -errno, so a test asserts the exact error in one line.
+ * What every device's tests share is in selftests/lib/devtest.h.
  */
 #ifndef _SL_IOCTL_H
 #define _SL_IOCTL_H
@@ -12,21 +13,21 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+#include "devtest.h"
 #include "skiplist_dev.h"
 
 #define SL_DEVICE "/dev/skiplist"
+#define SL_MISSING SL_DEVICE " missing: load skiplist_dev.ko"
 
-/*
- * Opening allocates the index's first leaf, which fails now and then when
- * failslab is injecting failures: retry those, as a caller would.
- */
+/* A descriptor, or -1 with errno set (-ENOMEM from failslab is retried). */
 static inline int sl_open(void)
 {
-	int fd, tries = 0;
+	int fd = dt_open(SL_DEVICE);
 
-	do {
-		fd = open(SL_DEVICE, O_RDWR);
-	} while (fd < 0 && errno == ENOMEM && ++tries < 1000);
+	if (fd < 0) {
+		errno = -fd;
+		return -1;
+	}
 	return fd;
 }
 

@@ -16,7 +16,19 @@
  * Errors common to all commands: -EPERM (no CAP_SYS_ADMIN), -EFAULT (bad
  * user pointer), -EINVAL (unknown flags, non-zero reserved, or an argument
  * out of range as described per command), -ENOTTY (unknown command),
- * -ENOMEM.
+ * -ENOMEM, and -EINTR when a fatal signal ends the wait for a CLEAR or
+ * CHECK on the descriptor (the caller is dying and never sees it).
+ *
+ * Results: a command reads its whole request before it touches the index
+ * and writes its result back after; a user page that stalls (userfaultfd)
+ * holds up only the thread that passed it.  SL_IOC_INSERT_HOLE, the one
+ * command that creates something and returns a result, first writes its
+ * request's @key back unchanged: if that faults, it fails with -EFAULT
+ * and inserts nothing.  If the result cannot be written all the same
+ * (another thread unmapped or write-protected the page meanwhile), the
+ * extent stays in the index and the call still fails with -EFAULT: it is
+ * never undone, because by then another thread may have deleted it and
+ * been given the same range, which an undo would delete.
  */
 #ifndef _UAPI_SKIPLIST_DEV_H
 #define _UAPI_SKIPLIST_DEV_H
@@ -70,7 +82,8 @@ struct sl_ioc_insert {
  * @hint:   where to start looking; the search wraps to @min.  Outside the
  *          window it is ignored.
  * @value:  value of the new extent
- * @key:    out: the start claimed
+ * @key:    out: the start claimed (see "Results" above for a @key that
+ *          cannot be written)
  * @flags, @reserved: zero
  *
  * Finds the lowest fitting start at or above @hint (else at or above @min)
@@ -129,19 +142,25 @@ struct sl_ioc_delete {
 
 /* SL_IOC_ITERATE flags */
 #define SL_ITER_BACKWARD	0x1	/* descending keys, from below @key */
+#define SL_ITER_FROM_END	0x2	/* with BACKWARD: from the very end */
 
 /**
  * struct sl_ioc_iterate - SL_IOC_ITERATE: extents in key order
  * @key:     where to start: forward, the first extent returned is the first
- *           with a key >= @key; backward, the last with a key < @key
+ *           with a key >= @key; backward, the last with a key < @key;
+ *           0 with SL_ITER_FROM_END
  * @records: user address of an array of struct sl_ioc_extent
  * @max:     its capacity, 0..SL_IOC_ITERATE_MAX (-EINVAL above)
  * @count:   out: records written; fewer than @max means the end was reached
- * @flags:   SL_ITER_BACKWARD or 0
+ * @flags:   0, SL_ITER_BACKWARD, or SL_ITER_BACKWARD | SL_ITER_FROM_END:
+ *           backward from past the last key, so that the first record is
+ *           the extent with the highest key, even one at 2^64 - 1, which
+ *           no @key below could reach.  SL_ITER_FROM_END without
+ *           SL_ITER_BACKWARD, or with a non-zero @key: -EINVAL.
  * @reserved: zero
  *
  * To continue, call again with @key just past the last record returned
- * (its key + 1 forward, its key backward).
+ * (its key + 1 forward, its key backward, without SL_ITER_FROM_END).
  */
 struct sl_ioc_iterate {
 	__u64 key;

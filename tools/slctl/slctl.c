@@ -235,7 +235,7 @@ static int cmd_iterate(int argc, char **argv)
 {
 	__u64 from = 0, limit = ULLONG_MAX, done = 0;
 	struct sl_ioc_extent recs[256];
-	bool backward = false, from_set = false, first = true;
+	bool backward = false, from_set = false, from_end, first = true;
 	struct opt opts[] = {
 		{ "from", &from, false, &from_set }, { "max", &limit },
 		{ "backward", NULL, true, &backward }, { NULL },
@@ -245,9 +245,11 @@ static int cmd_iterate(int argc, char **argv)
 
 	if (ret)
 		return ret;
-	/* Backward from nowhere means from the very end. */
-	if (backward && !from_set)
-		from = ULLONG_MAX;
+	/*
+	 * Backward from nowhere means from the very end, which no key can
+	 * name: an extent at 2^64 - 1 is below none.
+	 */
+	from_end = backward && !from_set;
 	if (json)
 		printf("{\"op\": \"iterate\", \"ok\": true, \"extents\": [");
 	for (;;) {
@@ -255,7 +257,8 @@ static int cmd_iterate(int argc, char **argv)
 			.key = from,
 			.records = (unsigned long)recs,
 			.max = limit - done < 256 ? limit - done : 256,
-			.flags = backward ? SL_ITER_BACKWARD : 0,
+			.flags = (backward ? SL_ITER_BACKWARD : 0) |
+				 (from_end ? SL_ITER_FROM_END : 0),
 		};
 
 		if (!req.max)
@@ -279,6 +282,7 @@ static int cmd_iterate(int argc, char **argv)
 		if (req.count < req.max)
 			break;
 		/* Continue just past the last record. */
+		from_end = false;
 		from = recs[req.count - 1].key;
 		if (!backward && from++ == ULLONG_MAX)
 			break;
@@ -365,7 +369,8 @@ static const struct command commands[] = {
 	  "Remove the extent that starts at KEY; ENOENT if none does.", cmd_delete },
 	{ "iterate", "[--from KEY] [--backward] [--max N]",
 	  "Print extents in key order from KEY (default: the start, or the end\n"
-	  "when going backward), at most N.", cmd_iterate },
+	  "when going backward, an extent at 2^64 - 1 included), at most N.\n"
+	  "Backward from KEY lists the extents below KEY.", cmd_iterate },
 	{ "stats", "",
 	  "Print the number of extents and leaves, the bytes the index uses,\n"
 	  "the key loads of all searches so far and the leaves per tower height.",

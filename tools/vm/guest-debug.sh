@@ -89,8 +89,8 @@ if [ "$variant" = a ]; then
 	echo 0 > $fs/space
 	echo 0 > $fs/verbose
 	SL_ALLOW_ENOMEM=1 "$tests/concurrency_test" || fail "concurrency under failslab"
-	SL_FUZZ_IOCTLS=${SL_FUZZ_IOCTLS:-100000} "$tests/fuzz_test" ||
-		fail "fuzzer under failslab"
+	SL_ALLOW_ENOMEM=1 SL_FUZZ_IOCTLS=${SL_FUZZ_IOCTLS:-100000} \
+		"$tests/fuzz_test" || fail "fuzzer under failslab"
 	echo 0 > $fs/probability
 	rmmod skiplist_dev && rmmod skiplist || fail "unload after failslab"
 	took "the failslab run"
