@@ -89,10 +89,23 @@ void sl_leaf_free_rcu_twice(struct sl_leaf *leaf)
  * (seed 001).  Capping at one above the current level keeps one unlucky
  * draw from adding empty levels every search must cross.
  */
+#ifndef __KERNEL__
+/*
+ * Userspace tests only: the height of the next leaf drawn, once, so that a
+ * test can build the towers an interleaving needs.  0 draws at random.
+ */
+unsigned int sl_test_next_height;
+#endif
+
 unsigned int sl_random_height(unsigned int level)
 {
 	unsigned int height;
 
+#ifndef __KERNEL__
+	height = __atomic_exchange_n(&sl_test_next_height, 0, __ATOMIC_RELAXED);
+	if (height)
+		return height;
+#endif
 	height = __ffs(get_random_u32() | BIT(SL_MAX_HEIGHT - 1)) + 1;
 	return min(height, level + 1);
 }

@@ -1018,6 +1018,182 @@ static void test_torn_lookup(void)
 	SL_EXPECT(sl_check(&list) == 0);
 	sl_test_destroy(&list);
 }
+
+/*
+ * Nesting: a delete interrupted on its own thread, right after its merge
+ * killed a leaf (SL_WIN_DELETE_UNLOCKED), by a simulated interrupt
+ * (tools/testing/skiplist/shim/irq.h) whose handler works on the same
+ * list with GFP_ATOMIC, as the IOMMU demo's allocator does from the block
+ * layer.  The handler's own tower work needs the dead leaf gone from
+ * level 1, which only the interrupted delete can do: in the kernel that
+ * CPU would spin forever.  The delete keeps interrupts off until the leaf
+ * is out of its tower (tower.c), so the interrupt is taken only then.
+ */
+struct sl_nest {
+	struct sl_list *list;
+	void (*handler)(void *arg);
+	struct sl_leaf *dead;	/* the leaf the interrupted delete killed */
+	unsigned long key;	/* where the handler works */
+	unsigned long done;	/* operations the handler completed */
+	bool raised, ran, in_irq, dead_linked;
+};
+
+static struct sl_nest sl_nest;
+
+/* At the delete's window, raise the interrupt, once. */
+static void sl_nest_window(const struct sl_window_at *at)
+{
+	if (at->win != SL_WIN_DELETE_UNLOCKED || sl_nest.raised)
+		return;
+	sl_nest.raised = true;
+	sl_nest.dead = at->leaf;
+	shim_irq_raise(sl_nest.handler, &sl_nest);
+}
+
+/* In the handler: note where it runs, and whether level 1 still has @dead. */
+static void sl_nest_enter(struct sl_nest *n)
+{
+	n->ran = true;
+	n->in_irq = in_interrupt() && irqs_disabled();
+	n->dead_linked = rcu_access_pointer(sl_up(n->list->head, 1)->next) ==
+			 n->dead;
+}
+
+/* An insert as an interrupt handler makes it: nothing may sleep. */
+static int sl_nest_insert(struct sl_list *list, unsigned long key)
+{
+	struct sl_test_item *item = kmalloc(sizeof(*item), GFP_ATOMIC);
+	int ret;
+
+	if (!item)
+		return -ENOMEM;
+	item->slot.key = key;
+	item->slot.size = 8;
+	item->magic = SL_TEST_MAGIC;
+	ret = sl_insert(list, &item->slot, GFP_ATOMIC);
+	if (ret)
+		kfree(item);
+	return ret;
+}
+
+/* Insert the keys [@from, @to) times 16, the next leaf @height tall. */
+static bool sl_nest_fill(struct sl_list *list, unsigned long from,
+			 unsigned long to, unsigned int height)
+{
+	unsigned long i;
+
+	sl_test_next_height = height;
+	for (i = from; i < to; i++)
+		if (sl_test_insert(list, i * 16, 8))
+			return false;
+	return true;
+}
+
+/* Run the delete of @key with the interrupt raised inside its window. */
+static void sl_nest_run(struct sl_list *list, unsigned long key,
+			void (*handler)(void *arg), unsigned long handler_key)
+{
+	memset(&sl_nest, 0, sizeof(sl_nest));
+	sl_nest.list = list;
+	sl_nest.handler = handler;
+	sl_nest.key = handler_key;
+	sl_window_hook = sl_nest_window;
+	SL_EXPECT(sl_test_remove(list, key));
+	sl_window_hook = NULL;
+	SL_EXPECT(sl_nest.raised && sl_nest.ran && sl_nest.in_irq);
+	/* Taken once interrupts came back on, after the unlink. */
+	SL_EXPECT(!sl_nest.dead_linked);
+}
+
+/* The handler's insert splits the head; the new leaf is 2 tall. */
+static void sl_nest_link_irq(void *arg)
+{
+	struct sl_nest *n = arg;
+
+	sl_nest_enter(n);
+	sl_test_next_height = 2;
+	n->done += sl_nest_insert(n->list, n->key) == 0;
+}
+
+/*
+ * The linking side: the head, full, and D, of one slot, 2 tall.  The
+ * delete of D's slot merges D into the head.  The handler inserts past
+ * the head's last slot: the head splits at its end, and the new leaf,
+ * whose fence lies in D's old range, finds D as its predecessor at level
+ * 1 (sl_tower_link() waits for a dead predecessor to be unlinked).
+ */
+static void test_nesting_link(void)
+{
+	const unsigned long k = SL_LEAF_KEYS;
+	struct sl_stats stats;
+	struct sl_list list;
+
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	SL_EXPECT(sl_nest_fill(&list, 0, k, 0));
+	SL_EXPECT(sl_nest_fill(&list, k, k + 1, 2));
+	sl_stats(&list, &stats);
+	SL_EXPECT(stats.leaves == 2 && stats.height[1] == 1);
+	sl_nest_run(&list, k * 16, sl_nest_link_irq, (k + 2) * 16);
+	SL_EXPECT(sl_nest.done == 1);
+	sl_stats(&list, &stats);
+	SL_EXPECT(stats.leaves == 2 && stats.height[1] == 1);
+	SL_EXPECT(sl_test_lookup(&list, (k + 2) * 16) == (k + 2) * 16);
+	SL_EXPECT(sl_test_items(&list) == k + 1);
+	SL_EXPECT(sl_check(&list) == 0);
+	sl_test_destroy(&list);
+}
+
+/* The handler empties X, whose merge into the head kills it. */
+static void sl_nest_unlink_irq(void *arg)
+{
+	struct sl_nest *n = arg;
+	unsigned long i;
+
+	sl_nest_enter(n);
+	for (i = 0; i < SL_LEAF_KEYS; i++) {
+		struct sl_slot *slot = sl_remove(n->list, n->key + i * 16);
+
+		if (slot) {
+			sl_test_item_free(sl_test_item_of(slot));
+			n->done++;
+		}
+	}
+}
+
+/*
+ * The unlinking side: the head, full; D, 2 tall, down to one slot; X, 2
+ * tall and full, after D at level 1.  The delete of D's slot merges D
+ * into the head; the handler empties X, which merges into the head too,
+ * and X's predecessor at level 1 is D (sl_tower_unlink() waits for a
+ * dying predecessor to be unlinked first).
+ */
+static void test_nesting_unlink(void)
+{
+	const unsigned long k = SL_LEAF_KEYS;
+	struct sl_stats stats;
+	struct sl_list list;
+	unsigned long i;
+	bool ok = true;
+
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	SL_EXPECT(sl_nest_fill(&list, 0, k, 0));
+	SL_EXPECT(sl_nest_fill(&list, k, 2 * k, 2));
+	SL_EXPECT(sl_nest_fill(&list, 2 * k, 3 * k, 2));
+	/* Too full to merge with either neighbour: D just shrinks. */
+	for (i = k + 1; i < 2 * k; i++)
+		ok &= sl_test_remove(&list, i * 16);
+	SL_EXPECT(ok);
+	sl_stats(&list, &stats);
+	SL_EXPECT(stats.leaves == 3 && stats.height[1] == 2);
+	sl_nest_run(&list, k * 16, sl_nest_unlink_irq, 2 * k * 16);
+	SL_EXPECT(sl_nest.done == k);
+	sl_stats(&list, &stats);
+	SL_EXPECT(stats.leaves == 1 && stats.items == k);
+	SL_EXPECT(sl_check(&list) == 0);
+	sl_test_destroy(&list);
+}
 #endif
 
 /* The extent map's tests (extent/test_extent.c); they use the above. */
@@ -1051,6 +1227,8 @@ static const struct sl_test_case sl_test_cases[] = {
 	{ "gap_race", test_gap_race },
 	{ "delete_note_race", test_delete_note_race },
 	{ "torn_lookup", test_torn_lookup },
+	{ "nesting_link", test_nesting_link },
+	{ "nesting_unlink", test_nesting_unlink },
 #endif
 	/* The extent map: extent/test_extent.c. */
 	{ "em_add_overlap", test_em_add_overlap },
