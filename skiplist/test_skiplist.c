@@ -1196,6 +1196,218 @@ static void test_nesting_unlink(void)
 }
 #endif
 
+#ifdef __KERNEL__
+/*
+ * Nesting in the kernel: process-context writers (one kthread per CPU, up
+ * to two) insert and delete with GFP_KERNEL while, on the same CPU, a
+ * pinned hrtimer (hard interrupt) and the tasklet it schedules (softirq)
+ * insert, delete, insert holes and look up with GFP_ATOMIC on the same
+ * list, as the IOMMU demo's allocator is called from the block layer.
+ * Keys are crowded into few leaves, so that nearly every update splits or
+ * merges and links or unlinks a tower, and interrupts land inside those
+ * writers.  A writer that waited for the one it interrupted would hang the
+ * CPU (before the fix of tower.c, a delete interrupted between its merge
+ * and its unlink).  Afterwards: operations counted per context, each
+ * context must have done some, the count must match inserts minus
+ * deletes, and sl_check() must pass.
+ */
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/interrupt.h>
+#include <linux/kthread.h>
+
+enum sl_ctx { SL_CTX_PROCESS, SL_CTX_HARDIRQ, SL_CTX_SOFTIRQ, SL_CTX_NR };
+
+static const char *const sl_ctx_name[SL_CTX_NR] = {
+	"process", "hardirq", "softirq",
+};
+
+#define SL_NEST_CELLS		1024
+#define SL_NEST_MAX_CPUS	2
+#define SL_NEST_PERIOD_NS	(200 * NSEC_PER_USEC)
+
+struct sl_nest_cpu {
+	struct sl_knest *nest;
+	struct task_struct *thread;
+	struct hrtimer timer;
+	struct tasklet_struct tasklet;
+	/* One stream per context: a handler may interrupt another's update. */
+	u64 rng[SL_CTX_NR];
+	int in_op;		/* the kthread is inside a list operation */
+};
+
+struct sl_knest {
+	struct sl_list list;
+	atomic_long_t ops[SL_CTX_NR];
+	atomic_long_t nested[SL_CTX_NR];	/* landed inside the kthread's op */
+	atomic_long_t inserted, removed, bad;
+	int stop;
+	struct sl_nest_cpu cpu[SL_NEST_MAX_CPUS];
+};
+
+static u64 sl_nest_rand(u64 *rng)
+{
+	*rng ^= *rng << 13;
+	*rng ^= *rng >> 7;
+	*rng ^= *rng << 17;
+	return *rng;
+}
+
+/* One random operation in context @ctx; @gfp is what that context allows. */
+static void sl_nest_op(struct sl_knest *nest, struct sl_nest_cpu *c,
+		       enum sl_ctx ctx, gfp_t gfp)
+{
+	u64 *rng = &c->rng[ctx];
+	unsigned long key = sl_nest_rand(rng) % SL_NEST_CELLS * 16;
+	unsigned int r = sl_nest_rand(rng) % 100;
+	struct sl_test_item *item;
+	struct sl_slot *slot;
+	int ret;
+
+	if (r < 40) {
+		item = kmalloc(sizeof(*item), gfp);
+		if (!item)
+			return;
+		item->slot.key = key;
+		item->slot.size = 1 + sl_nest_rand(rng) % 16;
+		item->magic = SL_TEST_MAGIC;
+		if (r < 30) {
+			ret = sl_insert(&nest->list, &item->slot, gfp);
+		} else {
+			ret = sl_insert_hole(&nest->list, &item->slot, 16, 16,
+					     0, SL_NEST_CELLS * 16, key, NULL,
+					     gfp);
+			if (ret == -ENOSPC)
+				ret = -EEXIST;
+		}
+		if (!ret)
+			atomic_long_inc(&nest->inserted);
+		else
+			kfree(item);
+		if (ret && ret != -EEXIST && ret != -ENOMEM)
+			atomic_long_inc(&nest->bad);
+	} else if (r < 80) {
+		slot = sl_remove(&nest->list, key);
+		if (slot) {
+			atomic_long_inc(&nest->removed);
+			sl_test_item_free(sl_test_item_of(slot));
+		}
+	} else {
+		/* A freed item would show its poison here. */
+		if (sl_test_lookup(&nest->list, key) == ULONG_MAX - 1)
+			atomic_long_inc(&nest->bad);
+	}
+	atomic_long_inc(&nest->ops[ctx]);
+	if (ctx != SL_CTX_PROCESS && READ_ONCE(c->in_op))
+		atomic_long_inc(&nest->nested[ctx]);
+}
+
+static void sl_nest_softirq(struct tasklet_struct *t)
+{
+	struct sl_nest_cpu *c = from_tasklet(c, t, tasklet);
+	int i;
+
+	for (i = 0; i < 4 && !READ_ONCE(c->nest->stop); i++)
+		sl_nest_op(c->nest, c, SL_CTX_SOFTIRQ, GFP_ATOMIC);
+}
+
+static enum hrtimer_restart sl_nest_hardirq(struct hrtimer *timer)
+{
+	struct sl_nest_cpu *c = container_of(timer, struct sl_nest_cpu, timer);
+	ktime_t start = ktime_get(), took;
+	int i;
+
+	if (READ_ONCE(c->nest->stop))
+		return HRTIMER_NORESTART;
+	for (i = 0; i < 2; i++)
+		sl_nest_op(c->nest, c, SL_CTX_HARDIRQ, GFP_ATOMIC);
+	tasklet_schedule(&c->tasklet);
+	/* Never more than a third of the CPU, however slow the kernel. */
+	took = ktime_sub(ktime_get(), start);
+	hrtimer_forward_now(timer, max_t(ktime_t,
+					 ns_to_ktime(SL_NEST_PERIOD_NS),
+					 ktime_add(took, took)));
+	return HRTIMER_RESTART;
+}
+
+static int sl_nest_thread(void *arg)
+{
+	struct sl_nest_cpu *c = arg;
+
+	hrtimer_start(&c->timer, ns_to_ktime(SL_NEST_PERIOD_NS),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	while (!kthread_should_stop()) {
+		WRITE_ONCE(c->in_op, 1);
+		sl_nest_op(c->nest, c, SL_CTX_PROCESS, GFP_KERNEL);
+		WRITE_ONCE(c->in_op, 0);
+		cond_resched();
+	}
+	return 0;
+}
+
+static void test_nesting_contexts(void)
+{
+	struct sl_knest *nest = kzalloc(sizeof(*nest), GFP_KERNEL);
+	unsigned int cpu, n = 0, i;
+	int ctx;
+
+	if (!SL_EXPECT(nest))
+		return;
+	if (!SL_EXPECT(sl_init(&nest->list, GFP_KERNEL) == 0)) {
+		kfree(nest);
+		return;
+	}
+	for_each_online_cpu(cpu) {
+		struct sl_nest_cpu *c = &nest->cpu[n];
+		struct task_struct *thread;
+
+		if (n == SL_NEST_MAX_CPUS)
+			break;
+		c->nest = nest;
+		for (ctx = 0; ctx < SL_CTX_NR; ctx++)
+			c->rng[ctx] = 88172645463325252ULL + cpu * 3 + ctx;
+		hrtimer_init(&c->timer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_PINNED_HARD);
+		c->timer.function = sl_nest_hardirq;
+		tasklet_setup(&c->tasklet, sl_nest_softirq);
+		thread = kthread_create(sl_nest_thread, c, "sl_nest/%u", cpu);
+		if (!SL_EXPECT(!IS_ERR(thread)))
+			break;
+		kthread_bind(thread, cpu);
+		c->thread = thread;
+		n++;
+	}
+	for (i = 0; i < n; i++)
+		wake_up_process(nest->cpu[i].thread);
+	msleep(1000 / SL_TEST_ROUNDS_DIV);
+	WRITE_ONCE(nest->stop, 1);
+	for (i = 0; i < n; i++) {
+		struct sl_nest_cpu *c = &nest->cpu[i];
+
+		kthread_stop(c->thread);
+		hrtimer_cancel(&c->timer);
+		tasklet_kill(&c->tasklet);
+	}
+	pr_info("test_skiplist: nesting on %u CPUs: %ld process, %ld hardirq (%ld inside a process op), %ld softirq (%ld inside) operations\n",
+		n, atomic_long_read(&nest->ops[SL_CTX_PROCESS]),
+		atomic_long_read(&nest->ops[SL_CTX_HARDIRQ]),
+		atomic_long_read(&nest->nested[SL_CTX_HARDIRQ]),
+		atomic_long_read(&nest->ops[SL_CTX_SOFTIRQ]),
+		atomic_long_read(&nest->nested[SL_CTX_SOFTIRQ]));
+	for (ctx = 0; ctx < SL_CTX_NR; ctx++)
+		if (!SL_EXPECT(atomic_long_read(&nest->ops[ctx]) > 0))
+			pr_err("test_skiplist: no operation in %s context\n",
+			       sl_ctx_name[ctx]);
+	SL_EXPECT(atomic_long_read(&nest->bad) == 0);
+	SL_EXPECT(sl_test_items(&nest->list) ==
+		  atomic_long_read(&nest->inserted) -
+		  atomic_long_read(&nest->removed));
+	SL_EXPECT(sl_check(&nest->list) == 0);
+	sl_test_destroy(&nest->list);
+	kfree(nest);
+}
+#endif /* __KERNEL__ */
+
 /* The extent map's tests (extent/test_extent.c); they use the above. */
 #include "../extent/test_extent.c"
 /* The range allocator's (extent/test_range.c). */
@@ -1229,6 +1441,10 @@ static const struct sl_test_case sl_test_cases[] = {
 	{ "torn_lookup", test_torn_lookup },
 	{ "nesting_link", test_nesting_link },
 	{ "nesting_unlink", test_nesting_unlink },
+#endif
+#ifdef __KERNEL__
+	/* Timers, tasklets and kthreads: the kernel's own contexts. */
+	{ "nesting_contexts", test_nesting_contexts },
 #endif
 	/* The extent map: extent/test_extent.c. */
 	{ "em_add_overlap", test_em_add_overlap },
