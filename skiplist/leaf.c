@@ -82,13 +82,6 @@ void sl_leaf_free_rcu_twice(struct sl_leaf *leaf)
 	call_rcu(&leaf->rcu, sl_leaf_free_later_cb);
 }
 
-/*
- * Tower height with P(height >= h) = 2^-(h-1): p = 1/2 makes a search
- * compare about twice per level, and makes it likely (1/2) that the node
- * met one level down is the one just rejected, which the search then skips
- * (seed 001).  Capping at one above the current level keeps one unlucky
- * draw from adding empty levels every search must cross.
- */
 #ifndef __KERNEL__
 /*
  * Userspace tests only: the height of the next leaf drawn, once, so that a
@@ -97,14 +90,24 @@ void sl_leaf_free_rcu_twice(struct sl_leaf *leaf)
 unsigned int sl_test_next_height;
 #endif
 
+/*
+ * Tower height with P(height >= h) = 2^-(h-1): p = 1/2 makes a search
+ * compare about twice per level, and makes it likely (1/2) that the node
+ * met one level down is the one just rejected, which the search then skips
+ * (seed 001).  Capping at one above the current level keeps one unlucky
+ * draw from adding empty levels every search must cross.
+ */
 unsigned int sl_random_height(unsigned int level)
 {
 	unsigned int height;
 
 #ifndef __KERNEL__
-	height = __atomic_exchange_n(&sl_test_next_height, 0, __ATOMIC_RELAXED);
-	if (height)
-		return height;
+	if (unlikely(READ_ONCE(sl_test_next_height))) {
+		height = __atomic_exchange_n(&sl_test_next_height, 0,
+					     __ATOMIC_RELAXED);
+		if (height)
+			return height;
+	}
 #endif
 	height = __ffs(get_random_u32() | BIT(SL_MAX_HEIGHT - 1)) + 1;
 	return min(height, level + 1);
