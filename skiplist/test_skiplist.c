@@ -1234,6 +1234,7 @@ struct sl_nest_cpu {
 	/* One stream per context: a handler may interrupt another's update. */
 	u64 rng[SL_CTX_NR];
 	int in_op;		/* the kthread is inside a list operation */
+	unsigned long cell;	/* and the cell it works on */
 };
 
 struct sl_knest {
@@ -1258,12 +1259,22 @@ static void sl_nest_op(struct sl_knest *nest, struct sl_nest_cpu *c,
 		       enum sl_ctx ctx, gfp_t gfp)
 {
 	u64 *rng = &c->rng[ctx];
-	unsigned long key = sl_nest_rand(rng) % SL_NEST_CELLS * 16;
+	unsigned long cell = sl_nest_rand(rng) % SL_NEST_CELLS, key;
 	unsigned int r = sl_nest_rand(rng) % 100;
 	struct sl_test_item *item;
 	struct sl_slot *slot;
 	int ret;
 
+	/*
+	 * An interrupt works next to the kthread's cell half the time: on
+	 * the leaves the operation it interrupted may be changing.
+	 */
+	if (ctx == SL_CTX_PROCESS)
+		WRITE_ONCE(c->cell, cell);
+	else if (READ_ONCE(c->in_op) && (sl_nest_rand(rng) & 1))
+		cell = (READ_ONCE(c->cell) + SL_NEST_CELLS - 4 +
+			sl_nest_rand(rng) % 9) % SL_NEST_CELLS;
+	key = cell * 16;
 	if (r < 40) {
 		item = kmalloc(sizeof(*item), gfp);
 		if (!item)
