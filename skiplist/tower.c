@@ -29,11 +29,16 @@
  * turns interrupts back on when it is done.  Nothing, not even preemption,
  * runs on that CPU meanwhile, so every waiter waits for a killer running
  * on another CPU.  The killers' own waits end: a leaf's predecessor at a
- * level comes before it at that level, with a lower fence, or with the
- * same fence as a dead leaf that it was linked in front of (a linker stops
- * before the first leaf whose fence is not below its own); so a chain of
- * killers waiting on each other moves strictly left and ends at a live
- * leaf, the head at worst.  Lock holders never wait for anyone.
+ * level has a lower fence, or the same fence and a later birth (two leaves
+ * share a fence only when the older is dead, and a linker stops before the
+ * first leaf whose fence is not below its own); so a chain of killers
+ * waiting on each other moves strictly left and ends at a live leaf, the
+ * head at worst.  Nobody waits while holding a lock, except for a write
+ * section on a leaf to its right to close, which waits for nothing.
+ * Nothing waits for a linker, on the other hand: a killer unlinks the
+ * levels @linked names, and a linker that finds its leaf dead stops; so a
+ * split links its new leaf with interrupts on, and a handler may run
+ * between its levels.
  *
  * The price is interrupts off for the unlink: per level above 0, one
  * lockless descent (O(log n)) and one lock; half the leaves have no tower
