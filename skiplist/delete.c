@@ -77,6 +77,7 @@ static struct sl_slot *sl_delete(struct sl_list *list, unsigned long key,
 	struct sl_locked held = {};
 	unsigned long owner = 0, gap = 0, last = 0;
 	struct sl_slot *slot;
+	unsigned long flags;
 	int idx;
 
 	rcu_read_lock();
@@ -120,14 +121,21 @@ retry:
 		}
 	}
 out:
-	sl_unlock_all(&held);
 	if (victim) {
+		/*
+		 * Interrupts stay off until @victim is out of its tower:
+		 * writers that link or unlink next to it wait for that, and
+		 * none of them may run on this CPU meanwhile (tower.c).
+		 */
+		flags = sl_unlock_all_irqs_off(&held);
 		sl_window(list, SL_WIN_DELETE_UNLOCKED, .key = key,
 			  .leaf = victim);
-		sl_tower_unlink(list, victim);
+		sl_tower_unlink(list, victim, flags);
 		sl_window(list, SL_WIN_DELETE_UNLINKED, .key = key,
 			  .leaf = victim);
 		sl_dir_retire(list, victim);
+	} else {
+		sl_unlock_all(&held);
 	}
 	if (gap) {
 		sl_gap_raise(list, owner, gap);

@@ -82,6 +82,14 @@ void sl_leaf_free_rcu_twice(struct sl_leaf *leaf)
 	call_rcu(&leaf->rcu, sl_leaf_free_later_cb);
 }
 
+#ifndef __KERNEL__
+/*
+ * Userspace tests only: the height of the next leaf drawn, once, so that a
+ * test can build the towers an interleaving needs.  0 draws at random.
+ */
+unsigned int sl_test_next_height;
+#endif
+
 /*
  * Tower height with P(height >= h) = 2^-(h-1): p = 1/2 makes a search
  * compare about twice per level, and makes it likely (1/2) that the node
@@ -93,6 +101,14 @@ unsigned int sl_random_height(unsigned int level)
 {
 	unsigned int height;
 
+#ifndef __KERNEL__
+	if (unlikely(READ_ONCE(sl_test_next_height))) {
+		height = __atomic_exchange_n(&sl_test_next_height, 0,
+					     __ATOMIC_RELAXED);
+		if (height)
+			return height;
+	}
+#endif
 	height = __ffs(get_random_u32() | BIT(SL_MAX_HEIGHT - 1)) + 1;
 	return min(height, level + 1);
 }

@@ -268,6 +268,24 @@ static inline void sl_unlock_all(struct sl_locked *held)
 }
 
 /*
+ * Drop every lock held but leave interrupts off, and return the flags to
+ * restore them with.  For a delete whose merge killed a leaf: nothing else
+ * may run on this CPU until the leaf is out of its tower (tower.c).
+ */
+static inline unsigned long sl_unlock_all_irqs_off(struct sl_locked *held)
+{
+	struct sl_leaf *leaf;
+
+	WARN_ON_ONCE(!held->nr);
+	while (held->nr) {
+		leaf = held->leaf[--held->nr];
+		__acquire(&leaf->lock);
+		spin_unlock(&leaf->lock);
+	}
+	return held->flags;
+}
+
+/*
  * Open a write section on a leaf whose lock is held.  The subclass is the
  * lock's position in the chain, so lockdep sees the same nesting for the
  * sequence counts as for the locks.
@@ -316,6 +334,9 @@ void sl_leaf_free(struct sl_leaf *leaf);
 void sl_leaf_free_rcu(struct sl_leaf *leaf);
 void sl_leaf_free_rcu_twice(struct sl_leaf *leaf);
 unsigned int sl_random_height(unsigned int level);
+#ifndef __KERNEL__
+extern unsigned int sl_test_next_height;
+#endif
 int sl_caches_init(void);
 void sl_caches_exit(void);
 
@@ -451,6 +472,7 @@ int sl_dir_check(struct sl_list *list);
 
 /* tower.c */
 void sl_tower_link(struct sl_list *list, struct sl_leaf *leaf);
-void sl_tower_unlink(struct sl_list *list, struct sl_leaf *leaf);
+void sl_tower_unlink(struct sl_list *list, struct sl_leaf *leaf,
+		     unsigned long flags);
 
 #endif /* _SKIPLIST_LEAF_H */

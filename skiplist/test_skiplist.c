@@ -1779,7 +1779,406 @@ static void test_gap_unlink_window(void)
 	sl_window_hook = NULL;
 	sl_ul_finish();
 }
+
+/*
+ * Nesting: a delete interrupted on its own thread, right after its merge
+ * killed a leaf (SL_WIN_DELETE_UNLOCKED), by a simulated interrupt
+ * (tools/testing/skiplist/shim/irq.h) whose handler works on the same
+ * list with GFP_ATOMIC, as the IOMMU demo's allocator does from the block
+ * layer.  The handler's own tower work needs the dead leaf gone from
+ * level 1, which only the interrupted delete can do: in the kernel that
+ * CPU would spin forever.  The delete keeps interrupts off until the leaf
+ * is out of its tower (tower.c), so the interrupt is taken only then.
+ */
+struct sl_nest {
+	struct sl_list *list;
+	void (*handler)(void *arg);
+	struct sl_leaf *dead;	/* the leaf the interrupted delete killed */
+	unsigned long key;	/* where the handler works */
+	unsigned long done;	/* operations the handler completed */
+	bool raised, ran, in_irq, dead_linked;
+};
+
+static struct sl_nest sl_nest;
+
+/* At the delete's window, raise the interrupt, once. */
+static void sl_nest_window(const struct sl_window_at *at)
+{
+	if (at->win != SL_WIN_DELETE_UNLOCKED || sl_nest.raised)
+		return;
+	sl_nest.raised = true;
+	sl_nest.dead = at->leaf;
+	shim_irq_raise(sl_nest.handler, &sl_nest);
+}
+
+/* In the handler: note where it runs, and whether level 1 still has @dead. */
+static void sl_nest_enter(struct sl_nest *n)
+{
+	n->ran = true;
+	n->in_irq = in_interrupt() && irqs_disabled();
+	n->dead_linked = rcu_access_pointer(sl_up(n->list->head, 1)->next) ==
+			 n->dead;
+}
+
+/* An insert as an interrupt handler makes it: nothing may sleep. */
+static int sl_nest_insert(struct sl_list *list, unsigned long key)
+{
+	struct sl_test_item *item = kmalloc(sizeof(*item), GFP_ATOMIC);
+	int ret;
+
+	if (!item)
+		return -ENOMEM;
+	item->slot.key = key;
+	item->slot.size = 8;
+	item->magic = SL_TEST_MAGIC;
+	ret = sl_insert(list, &item->slot, GFP_ATOMIC);
+	if (ret)
+		kfree(item);
+	return ret;
+}
+
+/* Insert the keys [@from, @to) times 16, the next leaf @height tall. */
+static bool sl_nest_fill(struct sl_list *list, unsigned long from,
+			 unsigned long to, unsigned int height)
+{
+	unsigned long i;
+
+	sl_test_next_height = height;
+	for (i = from; i < to; i++)
+		if (sl_test_insert(list, i * 16, 8))
+			return false;
+	return true;
+}
+
+/* Run the delete of @key with the interrupt raised inside its window. */
+static void sl_nest_run(struct sl_list *list, unsigned long key,
+			void (*handler)(void *arg), unsigned long handler_key)
+{
+	memset(&sl_nest, 0, sizeof(sl_nest));
+	sl_nest.list = list;
+	sl_nest.handler = handler;
+	sl_nest.key = handler_key;
+	sl_window_hook = sl_nest_window;
+	SL_EXPECT(sl_test_remove(list, key));
+	sl_window_hook = NULL;
+	SL_EXPECT(sl_nest.raised && sl_nest.ran && sl_nest.in_irq);
+	/* Taken once interrupts came back on, after the unlink. */
+	SL_EXPECT(!sl_nest.dead_linked);
+}
+
+/* The handler's insert splits the head; the new leaf is 2 tall. */
+static void sl_nest_link_irq(void *arg)
+{
+	struct sl_nest *n = arg;
+
+	sl_nest_enter(n);
+	sl_test_next_height = 2;
+	n->done += sl_nest_insert(n->list, n->key) == 0;
+}
+
+/*
+ * The linking side: the head, full, and D, of one slot, 2 tall.  The
+ * delete of D's slot merges D into the head.  The handler inserts past
+ * the head's last slot: the head splits at its end, and the new leaf,
+ * whose fence lies in D's old range, finds D as its predecessor at level
+ * 1 (sl_tower_link() waits for a dead predecessor to be unlinked).
+ */
+static void test_nesting_link(void)
+{
+	const unsigned long k = SL_LEAF_KEYS;
+	struct sl_stats stats;
+	struct sl_list list;
+
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	SL_EXPECT(sl_nest_fill(&list, 0, k, 0));
+	SL_EXPECT(sl_nest_fill(&list, k, k + 1, 2));
+	sl_stats(&list, &stats);
+	SL_EXPECT(stats.leaves == 2 && stats.height[1] == 1);
+	sl_nest_run(&list, k * 16, sl_nest_link_irq, (k + 2) * 16);
+	SL_EXPECT(sl_nest.done == 1);
+	sl_stats(&list, &stats);
+	SL_EXPECT(stats.leaves == 2 && stats.height[1] == 1);
+	SL_EXPECT(sl_test_lookup(&list, (k + 2) * 16) == (k + 2) * 16);
+	SL_EXPECT(sl_test_items(&list) == k + 1);
+	SL_EXPECT(sl_check(&list) == 0);
+	sl_test_destroy(&list);
+}
+
+/* The handler empties X, whose merge into the head kills it. */
+static void sl_nest_unlink_irq(void *arg)
+{
+	struct sl_nest *n = arg;
+	unsigned long i;
+
+	sl_nest_enter(n);
+	for (i = 0; i < SL_LEAF_KEYS; i++) {
+		struct sl_slot *slot = sl_remove(n->list, n->key + i * 16);
+
+		if (slot) {
+			sl_test_item_free(sl_test_item_of(slot));
+			n->done++;
+		}
+	}
+}
+
+/*
+ * The unlinking side: the head, full; D, 2 tall, down to one slot; X, 2
+ * tall and full, after D at level 1.  The delete of D's slot merges D
+ * into the head; the handler empties X, which merges into the head too,
+ * and X's predecessor at level 1 is D (sl_tower_unlink() waits for a
+ * dying predecessor to be unlinked first).
+ */
+static void test_nesting_unlink(void)
+{
+	const unsigned long k = SL_LEAF_KEYS;
+	struct sl_stats stats;
+	struct sl_list list;
+	unsigned long i;
+	bool ok = true;
+
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	SL_EXPECT(sl_nest_fill(&list, 0, k, 0));
+	SL_EXPECT(sl_nest_fill(&list, k, 2 * k, 2));
+	SL_EXPECT(sl_nest_fill(&list, 2 * k, 3 * k, 2));
+	/* Too full to merge with either neighbour: D just shrinks. */
+	for (i = k + 1; i < 2 * k; i++)
+		ok &= sl_test_remove(&list, i * 16);
+	SL_EXPECT(ok);
+	sl_stats(&list, &stats);
+	SL_EXPECT(stats.leaves == 3 && stats.height[1] == 2);
+	sl_nest_run(&list, k * 16, sl_nest_unlink_irq, 2 * k * 16);
+	SL_EXPECT(sl_nest.done == k);
+	sl_stats(&list, &stats);
+	SL_EXPECT(stats.leaves == 1 && stats.items == k);
+	SL_EXPECT(sl_check(&list) == 0);
+	sl_test_destroy(&list);
+}
 #endif
+
+#ifdef __KERNEL__
+/*
+ * Nesting in the kernel: process-context writers (one kthread per CPU, up
+ * to two) insert and delete with GFP_KERNEL while, on the same CPU, a
+ * pinned hrtimer (hard interrupt) and the tasklet it schedules (softirq)
+ * insert, delete, insert holes and look up with GFP_ATOMIC on the same
+ * list, as the IOMMU demo's allocator is called from the block layer.
+ * Keys are crowded into few leaves, so that nearly every update splits or
+ * merges and links or unlinks a tower, and interrupts land inside those
+ * writers.  A writer that waited for the one it interrupted would hang the
+ * CPU (before the fix of tower.c, a delete interrupted between its merge
+ * and its unlink).  Afterwards: operations counted per context, each
+ * context must have done some, the count must match inserts minus
+ * deletes, and sl_check() must pass.
+ */
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/interrupt.h>
+#include <linux/kthread.h>
+
+enum sl_ctx { SL_CTX_PROCESS, SL_CTX_HARDIRQ, SL_CTX_SOFTIRQ, SL_CTX_NR };
+
+static const char *const sl_ctx_name[SL_CTX_NR] = {
+	"process", "hardirq", "softirq",
+};
+
+#define SL_NEST_CELLS		1024
+#define SL_NEST_MAX_CPUS	2
+#define SL_NEST_PERIOD_NS	(200 * NSEC_PER_USEC)
+
+struct sl_nest_cpu {
+	struct sl_knest *nest;
+	struct task_struct *thread;
+	struct hrtimer timer;
+	struct tasklet_struct tasklet;
+	/* One stream per context: a handler may interrupt another's update. */
+	u64 rng[SL_CTX_NR];
+	int in_op;		/* the kthread is inside a list operation */
+	unsigned long cell;	/* and the cell it works on */
+};
+
+struct sl_knest {
+	struct sl_list list;
+	atomic_long_t ops[SL_CTX_NR];
+	atomic_long_t nested[SL_CTX_NR];	/* landed inside the kthread's op */
+	atomic_long_t inserted, removed, bad;
+	int stop;
+	struct sl_nest_cpu cpu[SL_NEST_MAX_CPUS];
+};
+
+static u64 sl_nest_rand(u64 *rng)
+{
+	*rng ^= *rng << 13;
+	*rng ^= *rng >> 7;
+	*rng ^= *rng << 17;
+	return *rng;
+}
+
+/* One random operation in context @ctx; @gfp is what that context allows. */
+static void sl_nest_op(struct sl_knest *nest, struct sl_nest_cpu *c,
+		       enum sl_ctx ctx, gfp_t gfp)
+{
+	u64 *rng = &c->rng[ctx];
+	unsigned long cell = sl_nest_rand(rng) % SL_NEST_CELLS, key;
+	unsigned int r = sl_nest_rand(rng) % 100;
+	struct sl_test_item *item;
+	struct sl_slot *slot;
+	int ret;
+
+	/*
+	 * An interrupt works next to the kthread's cell half the time: on
+	 * the leaves the operation it interrupted may be changing.
+	 */
+	if (ctx == SL_CTX_PROCESS)
+		WRITE_ONCE(c->cell, cell);
+	else if (READ_ONCE(c->in_op) && (sl_nest_rand(rng) & 1))
+		cell = (READ_ONCE(c->cell) + SL_NEST_CELLS - 4 +
+			sl_nest_rand(rng) % 9) % SL_NEST_CELLS;
+	key = cell * 16;
+	if (r < 40) {
+		item = kmalloc(sizeof(*item), gfp);
+		if (!item)
+			return;
+		item->slot.key = key;
+		item->slot.size = 1 + sl_nest_rand(rng) % 16;
+		item->magic = SL_TEST_MAGIC;
+		if (r < 30) {
+			ret = sl_insert(&nest->list, &item->slot, gfp);
+		} else {
+			ret = sl_insert_hole(&nest->list, &item->slot, 16, 16,
+					     0, SL_NEST_CELLS * 16, key, NULL,
+					     gfp);
+			if (ret == -ENOSPC)
+				ret = -EEXIST;
+		}
+		if (!ret)
+			atomic_long_inc(&nest->inserted);
+		else
+			kfree(item);
+		if (ret && ret != -EEXIST && ret != -ENOMEM)
+			atomic_long_inc(&nest->bad);
+	} else if (r < 80) {
+		slot = sl_remove(&nest->list, key);
+		if (slot) {
+			atomic_long_inc(&nest->removed);
+			sl_test_item_free(sl_test_item_of(slot));
+		}
+	} else {
+		/* A freed item would show its poison here. */
+		if (sl_test_lookup(&nest->list, key) == ULONG_MAX - 1)
+			atomic_long_inc(&nest->bad);
+	}
+	atomic_long_inc(&nest->ops[ctx]);
+	if (ctx != SL_CTX_PROCESS && READ_ONCE(c->in_op))
+		atomic_long_inc(&nest->nested[ctx]);
+}
+
+static void sl_nest_softirq(struct tasklet_struct *t)
+{
+	struct sl_nest_cpu *c = from_tasklet(c, t, tasklet);
+	int i;
+
+	for (i = 0; i < 4 && !READ_ONCE(c->nest->stop); i++)
+		sl_nest_op(c->nest, c, SL_CTX_SOFTIRQ, GFP_ATOMIC);
+}
+
+static enum hrtimer_restart sl_nest_hardirq(struct hrtimer *timer)
+{
+	struct sl_nest_cpu *c = container_of(timer, struct sl_nest_cpu, timer);
+	ktime_t start = ktime_get(), took;
+	int i;
+
+	if (READ_ONCE(c->nest->stop))
+		return HRTIMER_NORESTART;
+	for (i = 0; i < 2; i++)
+		sl_nest_op(c->nest, c, SL_CTX_HARDIRQ, GFP_ATOMIC);
+	tasklet_schedule(&c->tasklet);
+	/* Never more than a third of the CPU, however slow the kernel. */
+	took = ktime_sub(ktime_get(), start);
+	hrtimer_forward_now(timer, max_t(ktime_t,
+					 ns_to_ktime(SL_NEST_PERIOD_NS),
+					 ktime_add(took, took)));
+	return HRTIMER_RESTART;
+}
+
+static int sl_nest_thread(void *arg)
+{
+	struct sl_nest_cpu *c = arg;
+
+	hrtimer_start(&c->timer, ns_to_ktime(SL_NEST_PERIOD_NS),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	while (!kthread_should_stop()) {
+		WRITE_ONCE(c->in_op, 1);
+		sl_nest_op(c->nest, c, SL_CTX_PROCESS, GFP_KERNEL);
+		WRITE_ONCE(c->in_op, 0);
+		cond_resched();
+	}
+	return 0;
+}
+
+static void test_nesting_contexts(void)
+{
+	struct sl_knest *nest = kzalloc(sizeof(*nest), GFP_KERNEL);
+	unsigned int cpu, n = 0, i;
+	int ctx;
+
+	if (!SL_EXPECT(nest))
+		return;
+	if (!SL_EXPECT(sl_init(&nest->list, GFP_KERNEL) == 0)) {
+		kfree(nest);
+		return;
+	}
+	for_each_online_cpu(cpu) {
+		struct sl_nest_cpu *c = &nest->cpu[n];
+		struct task_struct *thread;
+
+		if (n == SL_NEST_MAX_CPUS)
+			break;
+		c->nest = nest;
+		for (ctx = 0; ctx < SL_CTX_NR; ctx++)
+			c->rng[ctx] = 88172645463325252ULL + cpu * 3 + ctx;
+		hrtimer_init(&c->timer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_PINNED_HARD);
+		c->timer.function = sl_nest_hardirq;
+		tasklet_setup(&c->tasklet, sl_nest_softirq);
+		thread = kthread_create(sl_nest_thread, c, "sl_nest/%u", cpu);
+		if (!SL_EXPECT(!IS_ERR(thread)))
+			break;
+		kthread_bind(thread, cpu);
+		c->thread = thread;
+		n++;
+	}
+	for (i = 0; i < n; i++)
+		wake_up_process(nest->cpu[i].thread);
+	msleep(1000 / SL_TEST_ROUNDS_DIV);
+	WRITE_ONCE(nest->stop, 1);
+	for (i = 0; i < n; i++) {
+		struct sl_nest_cpu *c = &nest->cpu[i];
+
+		kthread_stop(c->thread);
+		hrtimer_cancel(&c->timer);
+		tasklet_kill(&c->tasklet);
+	}
+	pr_info("test_skiplist: nesting on %u CPUs: %ld process, %ld hardirq (%ld inside a process op), %ld softirq (%ld inside) operations\n",
+		n, atomic_long_read(&nest->ops[SL_CTX_PROCESS]),
+		atomic_long_read(&nest->ops[SL_CTX_HARDIRQ]),
+		atomic_long_read(&nest->nested[SL_CTX_HARDIRQ]),
+		atomic_long_read(&nest->ops[SL_CTX_SOFTIRQ]),
+		atomic_long_read(&nest->nested[SL_CTX_SOFTIRQ]));
+	for (ctx = 0; ctx < SL_CTX_NR; ctx++)
+		if (!SL_EXPECT(atomic_long_read(&nest->ops[ctx]) > 0))
+			pr_err("test_skiplist: no operation in %s context\n",
+			       sl_ctx_name[ctx]);
+	SL_EXPECT(atomic_long_read(&nest->bad) == 0);
+	SL_EXPECT(sl_test_items(&nest->list) ==
+		  atomic_long_read(&nest->inserted) -
+		  atomic_long_read(&nest->removed));
+	SL_EXPECT(sl_check(&nest->list) == 0);
+	sl_test_destroy(&nest->list);
+	kfree(nest);
+}
+#endif /* __KERNEL__ */
 
 /* The extent map's tests (extent/test_extent.c); they use the above. */
 #include "../extent/test_extent.c"
@@ -1820,6 +2219,12 @@ static const struct sl_test_case sl_test_cases[] = {
 	{ "gap_count_unlink", test_gap_count_unlink },
 	{ "gap_search_unlink", test_gap_search_unlink },
 	{ "gap_unlink_window", test_gap_unlink_window },
+	{ "nesting_link", test_nesting_link },
+	{ "nesting_unlink", test_nesting_unlink },
+#endif
+#ifdef __KERNEL__
+	/* Timers, tasklets and kthreads: the kernel's own contexts. */
+	{ "nesting_contexts", test_nesting_contexts },
 #endif
 	/* The extent map: extent/test_extent.c. */
 	{ "em_add_overlap", test_em_add_overlap },

@@ -14,6 +14,47 @@
  *  - @linked, the levels linked so far, changes under the leaf's lock while
  *    it is alive, so once dead it says exactly which levels to unlink.
  * Freeing waits for a grace period after the last level is unlinked.
+ *
+ * Two steps wait for another writer, holding no lock while they wait: a
+ * linker whose predecessor at a level is dead retries until the dead leaf
+ * is gone from that level, and an unlinker whose predecessor is dead too
+ * retries until that one is unlinked first (its links are frozen).  Both
+ * wait for the killer of the dead leaf, the one context that unlinks it.
+ * So no context that may wait for a killer may run on the killer's CPU
+ * before the killer is done: an interrupt handler that inserts or deletes
+ * there (the IOMMU demo allocates with GFP_ATOMIC from the block layer)
+ * would spin forever.  The killer keeps interrupts off from the merge
+ * that kills the leaf until the leaf is out of every level: sl_delete()
+ * drops its locks with sl_unlock_all_irqs_off(), and sl_tower_unlink()
+ * turns interrupts back on when it is done.  Nothing, not even preemption,
+ * runs on that CPU meanwhile, so every waiter waits for a killer running
+ * on another CPU.  The killers' own waits end: a leaf's predecessor at a
+ * level has a lower fence, or the same fence and a later birth (two leaves
+ * share a fence only when the older is dead, and a linker stops before the
+ * first leaf whose fence is not below its own); so a chain of killers
+ * waiting on each other moves strictly left and ends at a live leaf, the
+ * head at worst.  Nobody waits while holding a lock, except for a write
+ * section on a leaf to its right to close, which waits for nothing.
+ * Nothing waits for a linker, on the other hand: a killer unlinks the
+ * levels @linked names, and a linker that finds its leaf dead stops; so a
+ * split links its new leaf with interrupts on, and a handler may run
+ * between its levels.
+ *
+ * The price is interrupts off for the unlink: per level above 0, one
+ * lockless descent (O(log n)) and one lock; half the leaves have no tower
+ * and a quarter one level (Documentation/skiplist.rst, "Locking and RCU
+ * lifetimes", has the figures).  Not chosen:
+ *  - a waiter that finishes the unlink itself: it would have to unlink top
+ *    down too, or a leaf after the dead one could leave a level while the
+ *    dead leaf's higher link still leads down to it, and be freed under a
+ *    reader coming from above; sharing one unlink between contexts means
+ *    claiming levels, for a wait that is short once nobody can nest in it;
+ *  - a linker that gives up a level (towers are only hints): that leaves
+ *    the unlinker, which cannot give up, since a leaf is freed only once
+ *    no level reaches it.
+ * On PREEMPT_RT, where spinlock_t sleeps and is never taken in hard
+ * interrupt context, interrupts cannot stay off across the unlink's locks;
+ * the list is not built for it.
  */
 #include "leaf.h"
 
@@ -161,20 +202,27 @@ static bool sl_unlink_level(struct sl_list *list, struct sl_leaf *leaf,
 
 /**
  * sl_tower_unlink() - unlink a dead leaf from its upper levels
- * @list: the list
- * @leaf: the leaf, already dead and unlinked from level 0; nothing held
+ * @list:  the list
+ * @leaf:  the leaf, already dead and unlinked from level 0; nothing held
+ * @flags: the interrupt state to restore once it is unlinked
  *
  * Top down, so that the leaf is never reachable at a level but not at the
  * ones below it.  A predecessor that is dying too is waited for: its own
- * unlinker will soon hand the link to a live predecessor.
+ * killer, on another CPU with interrupts off, will soon hand the link to a
+ * live predecessor.  Interrupts come back on only when every level is
+ * done, so that nothing that waits for this leaf runs on this CPU before.
  *
- * Context: rcu_read_lock() held.
+ * Context: rcu_read_lock() held; interrupts off since the merge that killed
+ * @leaf, restored from @flags on return.
  */
-void sl_tower_unlink(struct sl_list *list, struct sl_leaf *leaf)
+void sl_tower_unlink(struct sl_list *list, struct sl_leaf *leaf,
+		     unsigned long flags)
 {
 	int level;
 
+	lockdep_assert_irqs_disabled();
 	for (level = READ_ONCE(leaf->linked) - 1; level > 0; level--)
 		while (!sl_unlink_level(list, leaf, level))
 			cpu_relax();
+	local_irq_restore(flags);
 }

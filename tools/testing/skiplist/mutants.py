@@ -175,6 +175,17 @@ MUTANTS = [
     ("tower-walk-follows-dead-next", "skiplist/search.c",
      "\t\tif (READ_ONCE(leaf->dead)) {\n\t\t\taim = leaf->lo - 1;\n\t\t\tgoto again;\n\t\t}\n", "",
      "unit", "dead_hop_tower test: ASan use-after-free of a leaf freed under a reader"),
+    ("unlink-with-interrupts-on", "skiplist/tower.c",
+     "\tlockdep_assert_irqs_disabled();\n\tfor (level = READ_ONCE(leaf->linked) - 1; level > 0; level--)\n"
+     "\t\twhile (!sl_unlink_level(list, leaf, level))\n\t\t\tcpu_relax();\n\tlocal_irq_restore(flags);\n",
+     "\tlockdep_assert_irqs_disabled();\n\tlocal_irq_restore(flags);\n"
+     "\tfor (level = READ_ONCE(leaf->linked) - 1; level > 0; level--)\n"
+     "\t\twhile (!sl_unlink_level(list, leaf, level))\n\t\t\tcpu_relax();\n",
+     "unit", "nesting_link test: an interrupt taken before the unlink spins on the dead leaf"),
+    ("delete-unlocks-with-interrupts-on", "skiplist/delete.c",
+     "\t\tflags = sl_unlock_all_irqs_off(&held);\n",
+     "\t\tflags = held.flags;\n\t\tsl_unlock_all(&held);\n",
+     "unit", "lockdep_assert_irqs_disabled() in sl_tower_unlink()"),
     ("recent-ignores-size", "extent/range_alloc.c",
      "\tif (!range || range->slot.key != start || range->slot.size != size)",
      "\tif (!range || range->slot.key != start)",

@@ -31,9 +31,18 @@
  * their cell, so overlap only happens within a key, which keeps the
  * per-key check exact.
  *
+ * With --irq-us N, every thread also takes simulated interrupts about
+ * every N microseconds (tools/testing/skiplist/shim/irq.h), at the points
+ * where its interrupts are on, inside the index's own code included, and
+ * the handler inserts, removes, inserts holes and looks up with
+ * GFP_ATOMIC on the same list, as the IOMMU demo's allocator does from the
+ * block layer.  Its operations join the history like any other.  A
+ * handler that waits for the context it interrupted fails the run (the
+ * shim aborts), and so does a run in which no interrupt came.
+ *
  * Usage: stress [--seconds S] [--phases P] [--writers W] [--readers R]
  *               [--cells C] [--seed N] [--stall] [--count-windows]
- *               [--check-ms N]
+ *               [--check-ms N] [--irq-us N]
  */
 #include <getopt.h>
 #include <signal.h>
@@ -44,6 +53,7 @@
 #include "item.h"
 #include "history.h"
 #include "stall.h"
+#include "window.h"	/* sl_window_hook */
 
 #define CELL		16
 
@@ -297,12 +307,175 @@ static void gate_leave(struct thread *t)
 	__atomic_store_n(&t->inside, 0, __ATOMIC_RELEASE);
 }
 
+/*
+ * Simulated interrupts (--irq-us).  The handler runs on the thread it
+ * interrupted, in the middle of whatever that thread was doing with its
+ * interrupts on, and records into that thread's history: its operations
+ * overlap the interrupted one in time, as they do.
+ */
+static unsigned int irq_us;
+static unsigned long irq_ops, irq_ops_nested;
+static __thread u64 irq_rng;
+static __thread bool irq_in_op;	/* the thread is inside an operation */
+static __thread unsigned long irq_near = ULONG_MAX; /* cell of the last window */
+static u64 irq_next_id = 1ULL << 62;	/* apart from item_new()'s ids */
+static void (*irq_chained_hook)(const struct sl_window_at *at);
+
+static u64 irq_rnd(void)
+{
+	irq_rng ^= irq_rng << 13;
+	irq_rng ^= irq_rng >> 7;
+	irq_rng ^= irq_rng << 17;
+	return irq_rng;
+}
+
+/* item_new() with GFP_ATOMIC: an interrupt handler must not sleep. */
+static struct item *irq_item_new(unsigned long key, unsigned long size)
+{
+	struct item *item = kmalloc(sizeof(*item), GFP_ATOMIC);
+
+	if (!item)
+		return NULL;
+	item->slot.key = key;
+	item->slot.size = size;
+	item->id = __atomic_fetch_add(&irq_next_id, 1, __ATOMIC_RELAXED);
+	item->magic = ITEM_LIVE;
+	return item;
+}
+
+static void irq_handler(void *arg)
+{
+	struct thread *t = arg;
+	unsigned long cell = irq_rnd() % cells, key;
+	unsigned int r = irq_rnd() % 100;
+	struct sl_slot *slot;
+	struct item *item;
+	u64 call, id;
+	int ret;
+
+	if (!in_interrupt() || !irqs_disabled())
+		shim_die(__FILE__, __LINE__, "interrupt handler outside an interrupt");
+	/*
+	 * Half the time, a few cells from where the interrupted operation
+	 * was last seen in a window: next to the leaves it is changing,
+	 * where a handler would wait for it if anything made it wait.
+	 */
+	if (irq_near != ULONG_MAX && irq_in_op && (irq_rnd() & 1))
+		cell = (irq_near + irq_rnd() % 9 + cells - 4) % cells;
+	key = cell * CELL;
+	if (r < 30) {
+		item = irq_item_new(key, 1 + irq_rnd() % CELL);
+		if (!item)
+			return;
+		id = item->id;
+		call = tick();
+		ret = sl_insert(&list, &item->slot, GFP_ATOMIC);
+		if (ret == -ENOMEM) {
+			item_free_now(item);
+			return;
+		}
+		record(t, call, key, H_INSERT, ret, id);
+		if (ret && ret != -EEXIST)
+			shim_die(__FILE__, __LINE__, "irq insert: unexpected error");
+		if (ret)
+			item_free_now(item);
+	} else if (r < 60) {
+		call = tick();
+		slot = sl_remove(&list, key);
+		record(t, call, key, H_REMOVE, slot ? 0 : -ENOENT,
+		       slot ? item_check(slot)->id : 0);
+		if (slot)
+			item_free_rcu(item_of(slot));
+	} else if (r < 75) {
+		unsigned long lo = irq_rnd() % cells;
+
+		item = irq_item_new(0, 0);
+		if (!item)
+			return;
+		call = tick();
+		rcu_read_lock();
+		/* A free cell from a random one up, inside the grid. */
+		ret = sl_insert_hole(&list, &item->slot, CELL, CELL, lo * CELL,
+				     cells * CELL, lo * CELL, &key, GFP_ATOMIC);
+		id = item->id;
+		rcu_read_unlock();
+		if (!ret)
+			record(t, call, key, H_INSERT, 0, id);
+		else if (ret != -ENOSPC && ret != -ENOMEM)
+			shim_die(__FILE__, __LINE__, "irq insert_hole: bad error");
+		else
+			item_free_now(item);
+	} else {
+		rcu_read_lock();
+		call = tick();
+		slot = sl_lookup(&list, key);
+		record(t, call, key, H_LOOKUP, !!slot,
+		       slot ? item_check(slot)->id : 0);
+		rcu_read_unlock();
+	}
+	__atomic_add_fetch(&irq_ops, 1, __ATOMIC_RELAXED);
+	if (irq_in_op)
+		__atomic_add_fetch(&irq_ops_nested, 1, __ATOMIC_RELAXED);
+}
+
+/* Every window is a point where a pending interrupt may be taken. */
+static void irq_window(const struct sl_window_at *at)
+{
+	if (!in_interrupt())
+		irq_near = at->key / CELL;
+	shim_irq_safe_point();
+	if (irq_chained_hook)
+		irq_chained_hook(at);
+}
+
+/* Before the threads start: in front of any window hook set so far. */
+static void irq_setup(void)
+{
+	if (!irq_us)
+		return;
+	irq_chained_hook = sl_window_hook;
+	sl_window_hook = irq_window;
+	printf("stress: simulated interrupts every %u us on every thread\n",
+	       irq_us);
+}
+
+static void irq_thread_start(struct thread *t)
+{
+	if (!irq_us)
+		return;
+	irq_rng = t->rng ^ 0x5deece66dULL;
+	shim_irq_timer_start(irq_us, irq_handler, t);
+}
+
+static void irq_thread_stop(void)
+{
+	if (irq_us)
+		shim_irq_timer_stop();
+}
+
+/* Interrupts so far; a run with the option that took none proves nothing. */
+static int irq_report(const char *when)
+{
+	if (!irq_us)
+		return 0;
+	printf("stress: %s: %lu interrupts delivered, %lu operations run in them, %lu inside another operation\n",
+	       when, shim_irqs_delivered(),
+	       __atomic_load_n(&irq_ops, __ATOMIC_RELAXED),
+	       __atomic_load_n(&irq_ops_nested, __ATOMIC_RELAXED));
+	if (shim_irqs_delivered() && __atomic_load_n(&irq_ops, __ATOMIC_RELAXED))
+		return 0;
+	fprintf(stderr, "stress: no operation ran in an interrupt\n");
+	return 1;
+}
+
 static void *thread_main(void *arg)
 {
 	struct thread *t = arg;
 
 	shim_rcu_register();
+	irq_thread_start(t);
 	while (!READ_ONCE(stop_now)) {
+		irq_in_op = true;
 		if (t->writer) {
 			if (!gate_enter(t))
 				break;
@@ -311,8 +484,12 @@ static void *thread_main(void *arg)
 		} else {
 			reader_op(t);
 		}
+		irq_in_op = false;
+		irq_near = ULONG_MAX;
 		t->ops++;
+		shim_irq_safe_point();
 	}
+	irq_thread_stop();
 	shim_rcu_unregister();
 	return NULL;
 }
@@ -383,6 +560,7 @@ int main(int argc, char **argv)
 		{ "stall", no_argument, NULL, 'T' },
 		{ "count-windows", no_argument, NULL, 'W' },
 		{ "check-ms", required_argument, NULL, 'C' },
+		{ "irq-us", required_argument, NULL, 'I' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned int writers = 2, readers = 2, phases = 8, p, i;
@@ -409,11 +587,20 @@ int main(int argc, char **argv)
 		case 'T': stall = true; break;
 		case 'W': count_windows = true; break;
 		case 'C': checker.ms = atoi(optarg); break;
+		case 'I': irq_us = strtoul(optarg, NULL, 0); break;
 		default: return 2;
 		}
 	}
 	if (!phases || !cells || !writers)
 		return 2;
+	/*
+	 * The checker's gate holds back thread-context writers only; an
+	 * interrupt handler on a reader would write under sl_check().
+	 */
+	if (checker.ms && irq_us) {
+		fprintf(stderr, "stress: --check-ms and --irq-us cannot be combined\n");
+		return 2;
+	}
 	printf("stress: %.0f s in %u phases, %u writers, %u readers, %lu cells, seed %llu%s",
 	       seconds, phases, writers, readers, cells,
 	       (unsigned long long)seed, stall ? ", stalls at every window" : "");
@@ -422,6 +609,7 @@ int main(int argc, char **argv)
 	printf("\n");
 	shim_random_seed(seed);
 	signal(SIGALRM, watchdog);
+	irq_setup();
 	shim_rcu_register();
 	if (shim_modules_load() || sl_init(&list, GFP_KERNEL))
 		shim_die(__FILE__, __LINE__, "init");
@@ -530,6 +718,8 @@ int main(int argc, char **argv)
 		if (checker.ms)
 			printf(", %lu checks while running", checker.checks);
 		printf(": %s\n", ret ? "FAIL" : "ok");
+		if (irq_us)
+			irq_report("so far");
 		fflush(stdout);
 		/* The closing state opens the next phase. */
 		free(initial);
@@ -546,6 +736,8 @@ int main(int argc, char **argv)
 		stall_stop();
 		stall_report(stdout, "stress");
 	}
+	if (!ret)
+		ret = irq_report("in all");
 	sl_destroy(&list, item_destroy_slot, NULL);
 	shim_modules_unload();
 	rcu_barrier();

@@ -67,7 +67,26 @@ typedef unsigned int slab_flags_t;
 #define smp_wmb()	__atomic_thread_fence(__ATOMIC_RELEASE)
 #define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define smp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+/*
+ * cpu_relax() is where the interrupt model (irq.h) looks in: a spin inside
+ * an interrupt handler is counted and bounded, and a pending interrupt is
+ * delivered to a spinning thread whose interrupts are on.
+ */
+#ifdef SHIM_FAST
 #define cpu_relax()	__builtin_ia32_pause()
+#else
+extern __thread int shim_irq_pending;		/* bits: what waits, irq.c */
+extern __thread unsigned int shim_hardirq_depth;
+void shim_irq_relax(void);
+
+static inline void cpu_relax(void)
+{
+	__builtin_ia32_pause();
+	if (unlikely(shim_hardirq_depth ||
+		     __atomic_load_n(&shim_irq_pending, __ATOMIC_RELAXED)))
+		shim_irq_relax();
+}
+#endif
 
 #define cmpxchg(ptr, old, new) ({					\
 	__typeof__(*(ptr)) __old = (old);				\

@@ -7,6 +7,7 @@
  * reader, and the lock excludes every other thread of the same "CPU" (a
  * thread id modulo NR_CPUS may be shared by two threads).  It is not
  * counted as a spinlock for the nesting check: in the kernel it is none.
+ * local_lock_irqsave() turns the thread's simulated interrupts off.
  *
  * The benchmark (SHIM_FAST) gives each of its threads a CPU of its own,
  * and a local lock there costs what the kernel's does, no atomic
@@ -17,6 +18,7 @@
 
 #include <sched.h>
 #include "base.h"
+#include "irq.h"
 #include "percpu.h"
 #include "rcu.h"
 
@@ -62,8 +64,13 @@ static inline void shim_local_unlock(local_lock_t *lock)
 	rcu_read_unlock();
 }
 
-#define local_lock_irqsave(lock, flags) \
-	do { (flags) = 0; shim_local_lock(this_cpu_ptr(lock)); } while (0)
-#define local_unlock_irqrestore(lock, flags) \
-	do { (void)(flags); shim_local_unlock(this_cpu_ptr(lock)); } while (0)
+/* Interrupts off and on as in the kernel (the model is in irq.h). */
+#define local_lock_irqsave(lock, flags) do {				\
+	local_irq_save(flags);						\
+	shim_local_lock(this_cpu_ptr(lock));				\
+} while (0)
+#define local_unlock_irqrestore(lock, flags) do {			\
+	shim_local_unlock(this_cpu_ptr(lock));				\
+	local_irq_restore(flags);					\
+} while (0)
 #endif /* _SHIM_LOCAL_LOCK_H */

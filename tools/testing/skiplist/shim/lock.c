@@ -58,6 +58,19 @@ void shim_spin_lock_slow(spinlock_t *lock)
 	}
 }
 
+/*
+ * An interrupt handler wants a lock that the context it interrupted, on
+ * the same thread, holds.  In the kernel that CPU spins forever: the
+ * holder cannot run again before the handler returns.
+ */
+void shim_irq_lock_deadlock(const spinlock_t *lock, const char *name)
+{
+	fprintf(stderr, "interrupt handler takes spinlock %s (%p), held by the context it interrupted\n",
+		name, lock);
+	shim_die(__FILE__, __LINE__,
+		 "interrupt handler spins on a lock its own CPU holds");
+}
+
 /* Reader-writer locks, see lock.h. */
 __thread int shim_rwlocks_held;
 __thread const rwlock_t *shim_rwlocks_read[SHIM_RW_READ_MAX];

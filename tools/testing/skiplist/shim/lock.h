@@ -8,11 +8,17 @@
  * nesting with a subclass that does not match the number of locks already
  * held aborts.  A lock that cannot be had for SHIM_DEADLOCK_SECONDS aborts
  * too, so a deadlock fails a test instead of hanging it.
+ *
+ * The _irq and _irqsave variants also turn the thread's simulated
+ * interrupts off and back on (irq.h), and an interrupt handler that takes
+ * a lock its own thread holds, which in the kernel spins forever on the
+ * CPU the holder cannot get back, aborts at once, naming the lock.
  */
 #ifndef _SHIM_LOCK_H
 #define _SHIM_LOCK_H
 
 #include "base.h"
+#include "irq.h"
 
 #define SHIM_DEADLOCK_SECONDS	20
 
@@ -39,10 +45,15 @@ static inline bool shim_lock_owned(const spinlock_t *lock)
 		shim_thread_id();
 }
 
-static inline void shim_spin_lock(spinlock_t *lock, int subclass)
+void shim_irq_lock_deadlock(const spinlock_t *lock, const char *name);
+
+static inline void shim_spin_lock(spinlock_t *lock, int subclass,
+				  const char *name)
 {
 	int free = 0;
 
+	if (unlikely(in_hardirq() && shim_lock_owned(lock)))
+		shim_irq_lock_deadlock(lock, name);
 	SHIM_ASSERT(!shim_lock_owned(lock), "recursive spin_lock");
 	SHIM_ASSERT(subclass < 0 || subclass == shim_locks_held,
 		    "lock nesting subclass does not match locks held");
@@ -60,17 +71,30 @@ static inline void spin_unlock(spinlock_t *lock)
 	__atomic_store_n(&lock->owner, 0, __ATOMIC_RELEASE);
 }
 
-#define spin_lock(lock)			shim_spin_lock((lock), -1)
-#define spin_lock_nested(lock, sub)	shim_spin_lock((lock), (sub))
-#define spin_lock_irqsave(lock, flags) \
-	do { (flags) = 0; shim_spin_lock((lock), 0); } while (0)
-#define spin_lock_irqsave_nested(lock, flags, sub) \
-	do { (flags) = 0; shim_spin_lock((lock), (sub)); } while (0)
-#define spin_unlock_irqrestore(lock, flags) \
-	do { (void)(flags); spin_unlock(lock); } while (0)
-#define spin_lock_irq(lock)		shim_spin_lock((lock), 0)
-#define spin_unlock_irq(lock)		spin_unlock(lock)
-#define spin_lock_bh(lock)		shim_spin_lock((lock), 0)
+#define spin_lock(lock)			shim_spin_lock((lock), -1, #lock)
+#define spin_lock_nested(lock, sub)	shim_spin_lock((lock), (sub), #lock)
+#define spin_lock_irqsave(lock, flags) do {				\
+	local_irq_save(flags);						\
+	shim_spin_lock((lock), 0, #lock);				\
+} while (0)
+#define spin_lock_irqsave_nested(lock, flags, sub) do {			\
+	local_irq_save(flags);						\
+	shim_spin_lock((lock), (sub), #lock);				\
+} while (0)
+#define spin_unlock_irqrestore(lock, flags) do {			\
+	spin_unlock(lock);						\
+	local_irq_restore(flags);					\
+} while (0)
+#define spin_lock_irq(lock) do {					\
+	local_irq_disable();						\
+	shim_spin_lock((lock), 0, #lock);				\
+} while (0)
+#define spin_unlock_irq(lock) do {					\
+	spin_unlock(lock);						\
+	local_irq_enable();						\
+} while (0)
+/* Softirqs are not simulated: bottom halves change nothing here. */
+#define spin_lock_bh(lock)		shim_spin_lock((lock), 0, #lock)
 #define spin_unlock_bh(lock)		spin_unlock(lock)
 
 #define DEFINE_SPINLOCK(name)	spinlock_t name = { 0 }
@@ -145,9 +169,12 @@ static inline bool shim_rwlock_owned(const rwlock_t *lock)
 		    "lockdep_assert_held_read(" #lock ")")
 #define lockdep_set_class(lock, key)	do { (void)(key); } while (0)
 
-#define might_sleep()							\
+#define might_sleep() do {						\
 	SHIM_ASSERT(!shim_locks_held && !shim_rwlocks_held,		\
-		    "might_sleep() under a spinlock or rwlock")
+		    "might_sleep() under a spinlock or rwlock");	\
+	SHIM_ASSERT(!irqs_disabled() && !in_interrupt(),		\
+		    "might_sleep() with interrupts off or in an interrupt"); \
+} while (0)
 
 /*
  * A point where the kernel may reschedule.  Asserts that nothing atomic is

@@ -139,6 +139,8 @@ void might_alloc(gfp_t gfp)
 		    "blocking allocation inside rcu_read_lock()");
 	SHIM_ASSERT(!shim_locks_held, "blocking allocation under a spinlock");
 	SHIM_ASSERT(!shim_rwlocks_held, "blocking allocation under a rwlock");
+	SHIM_ASSERT(!irqs_disabled() && !in_interrupt(),
+		    "blocking allocation with interrupts off or in an interrupt");
 }
 
 void memalloc_retry_wait(gfp_t gfp)
