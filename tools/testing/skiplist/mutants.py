@@ -124,6 +124,14 @@ MUTANTS = [
      "\t\t\tif (!sl_gap_sealed(leaf, l))\n\t\t\t\tlive = leaf;\n",
      "\t\t\tlive = leaf;\n",
      "unit", "gap_unlink_window test: a raise that waits for an unlink to finish (hangs)"),
+    ("tighten-lowers-unannounced", "skiplist/gap.c",
+     "\tif (bound != sl_gap_bound(old))\n"
+     "\t\tsl_gap_lowering(list, owner, level, above, visits);\n", "",
+     "unit", "gap_count_link test: a recount above pairs an old pointer with the lowered bound"),
+    ("gap-search-trusts-first-pointer", "skiplist/gap.c",
+     "\t\tif (unlikely(rcu_access_pointer(link->next) != next))\n"
+     "\t\t\tcontinue;\n", "",
+     "unit", "gap_search_link test: a search pairs an old pointer with a bound tightened since"),
     ("gap-prune-ignores-alignment", "skiplist/gap.c",
      "\treturn (size == SL_GAP_MAX || size >= req->size) &&\n"
      "\t\tsl_gap_align_log(bound) >= req->align_log &&\n"
