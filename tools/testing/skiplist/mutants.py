@@ -146,6 +146,10 @@ MUTANTS = [
      "\tif (start < first || start > last || last - start < step - 1)\n\t\tblock--;\n",
      "\tif (first && __ffs(first) < block)\n\t\tblock = __ffs(first);\n",
      "unit", "gap_align_exact test: an aligned block that does not start the run"),
+    ("gap-block-always-halved", "skiplist/gap.c",
+     "\tif (start < first || start > last || last - start < step - 1)\n\t\tblock--;\n",
+     "\tblock -= block > 0;\n",
+     "gap_arith", "gap_arith: a run of 2^b units at a multiple of 2^b bounded by blocks of 2^(b-1)"),
     ("raise-clears-busy", "skiplist/gap.c",
      "\t\tif (old & SL_GAP_BUSY)\n\t\t\tnew |= SL_GAP_FLAGS;\n", "",
      "unit", "gap_generation_wrap test: a second tightening's BUSY word equal to a stalled one's"),
@@ -187,6 +191,7 @@ MUTANTS = [
 # a race can reveal run against that build.
 RUNS = {
     "unit": ["{b}/unit"],
+    "gap_arith": ["{b}/gap_arith"],
     "diff": ["{b}/diff", "--ops", "1500000", "--seed", "7"],
     "diff-k4": ["{b}/diff-k4", "--ops", "1500000", "--seed", "7"],
     "stress": ["{b}/stress", "--seconds", "24", "--phases", "4", "--seed", "7"],
@@ -196,7 +201,7 @@ RUNS = {
     "stress-race": ["{b}/stress-k4", "--seconds", "40", "--phases", "8", "--seed", "7",
                     "--readers", "6", "--cells", "1024"],
 }
-TIMEOUT = {"unit": 120, "diff": 300, "diff-k4": 300, "stress": 200, "stress-k4": 200, "stress-race": 300}
+TIMEOUT = {"unit": 120, "gap_arith": 300, "diff": 300, "diff-k4": 300, "stress": 200, "stress-k4": 200, "stress-race": 300}
 
 
 def copy_tree(dst):
