@@ -70,6 +70,18 @@
  *    sealed link after P, whose spans are becoming P's.  If it finds D's
  *    link not sealed yet, the seal, and the raise of P after it, come
  *    after its BUSY, so its store fails.
+ *  - Linking a new leaf N after P at level L shortens P's span instead,
+ *    and a tightening of P may then lower P's bound to the gaps before N.
+ *    Whoever read P's pointer before the link and reads that bound would
+ *    skip N's span.  So a tightening that lowers a bound first marks DIRTY
+ *    the link one level up whose span holds it (sl_gap_lowering()): a
+ *    recount of that link that read P's old pointer fails its store, and
+ *    one that sets BUSY later reads the new pointer.  A search reads the
+ *    pointer again after the bound and reads the link again if it changed
+ *    (gap_count_link, gap_search_link in test_skiplist.c).  Only a leaf
+ *    linked after P, P tightened, and the leaf merged away and unlinked
+ *    again, all between a search's two reads of P's pointer, can still make
+ *    that one search miss the leaf's gaps; no bound goes too low.
  * Bounds saturate at SL_GAP_MAX (2^48 - 1 units on 64-bit): a saturated
  * size never prunes by size.  Insertions never lower a bound themselves;
  * only searches do, lazily.  The three parts of a bound are maxima over
@@ -280,7 +292,7 @@ static inline bool sl_gap_sealed(struct sl_leaf *leaf, unsigned int level)
  */
 static void sl_gap_covers(struct sl_list *list, unsigned long key,
 			  unsigned int top, unsigned int bottom,
-			  struct sl_leaf **cover)
+			  struct sl_leaf **cover, unsigned long *visits)
 {
 	struct sl_leaf *leaf, *live, *next;
 	int l;
@@ -290,6 +302,8 @@ again:
 	for (l = top - 1; l >= (int)bottom; l--) {
 		live = sl_gap_sealed(leaf, l) ? NULL : leaf;
 		for (;;) {
+			if (visits)
+				(*visits)++;
 			next = rcu_dereference(sl_gap_link(leaf, l)->next);
 			if (!next || next->lo > key)
 				break;
@@ -350,20 +364,22 @@ void sl_gap_raise(struct sl_list *list, unsigned long key, unsigned long gap)
 	/* Our change to the leaf before any bound is read (see above). */
 	smp_mb();
 	top = READ_ONCE(list->level);
-	sl_gap_covers(list, key, top, 1, covers);
+	sl_gap_covers(list, key, top, 1, covers, NULL);
 	/* The list may grow a level meanwhile: re-read the level each time. */
 	for (level = 1; level < READ_ONCE(list->level); level++) {
 		struct sl_leaf *cover, *next;
 
 		/* A level above the list's: only the head has a link there. */
 		if (level >= top)
-			sl_gap_covers(list, key, level + 1, level, covers);
+			sl_gap_covers(list, key, level + 1, level, covers,
+				      NULL);
 		cover = covers[level];
 		for (;;) {
 			if (!sl_gap_raise_word(&sl_gap_link(cover, level)->gap,
 					       bound)) {
 				/* Sealed since: its span went to its predecessor. */
-				sl_gap_covers(list, key, level + 1, level, covers);
+				sl_gap_covers(list, key, level + 1, level, covers,
+					      NULL);
 				cover = covers[level];
 				continue;
 			}
@@ -655,11 +671,76 @@ static unsigned long sl_gap_count_links(struct sl_list *list,
 }
 
 /*
+ * The cover of @key at @level (as sl_gap_covers()), found from @hint, a
+ * leaf at that level at or before @key; NULL if none is found that way.
+ * Every leaf linked at @level after @hint since is reachable from it,
+ * unless @hint is sealed, which a later live leaf makes up for.  @hint's
+ * link was just read by the search: only the leaves past it count.
+ */
+static struct sl_leaf *sl_gap_cover_near(struct sl_leaf *hint,
+					 unsigned long key, unsigned int level,
+					 unsigned long *visits)
+{
+	struct sl_leaf *leaf = hint, *live, *next;
+
+	live = sl_gap_sealed(leaf, level) ? NULL : leaf;
+	for (;;) {
+		next = rcu_dereference(sl_gap_link(leaf, level)->next);
+		if (!next || next->lo > key)
+			return live;
+		(*visits)++;
+		leaf = next;
+		if (!sl_gap_sealed(leaf, level))
+			live = leaf;
+	}
+}
+
+/*
+ * Before a tightening of @owner's link at @level stores a lower bound:
+ * mark DIRTY, as a raise would, the recount in progress (if any) of the
+ * link one level up whose span holds @owner, so that its store fails.
+ * That recount may have read @owner's next pointer before a leaf was
+ * linked after @owner, and would pair it with the lower bound, which no
+ * longer holds the new leaf's gaps: it would skip them and store a bound
+ * that misses them for good (gap_count_link in test_skiplist.c).  A
+ * recount that sets BUSY after this reads @owner's pointer after our
+ * tightening read it (both sides order with a full barrier), and so pairs
+ * the lower bound with the pointer to the new leaf, or a later one.
+ * @above is the leaf whose span at @level + 1 held @owner when the search
+ * passed there, or NULL.
+ */
+static void sl_gap_lowering(struct sl_list *list, struct sl_leaf *owner,
+			    unsigned int level, struct sl_leaf *above,
+			    unsigned long *visits)
+{
+	struct sl_leaf *covers[SL_MAX_HEIGHT], *cover = NULL;
+	unsigned int top;
+
+	/* Our read of @owner's pointer before the word above is read. */
+	smp_mb();
+	top = READ_ONCE(list->level);
+	if (level + 1 >= top)
+		return;
+	if (above)
+		cover = sl_gap_cover_near(above, owner->lo, level + 1, visits);
+	/*
+	 * Raising by nothing only marks a BUSY word DIRTY.  A sealed cover's
+	 * recount cannot store; its predecessor's may now run over @owner.
+	 */
+	while (!cover || !sl_gap_raise_word(&sl_gap_link(cover, level + 1)->gap,
+					    0)) {
+		sl_gap_covers(list, owner->lo, top, level + 1, covers, visits);
+		cover = covers[level + 1];
+	}
+}
+
+/*
  * Recompute the bound of @owner's link at @level from the level below,
  * unless a raise or another search gets in the way.
  */
 static void sl_gap_tighten(struct sl_list *list, struct sl_leaf *owner,
-			   unsigned int level, unsigned long *visits)
+			   unsigned int level, struct sl_leaf *above,
+			   unsigned long *visits)
 {
 	struct sl_link *link = sl_gap_link(owner, level);
 	/* Acquire, though only the compare-and-exchange below orders. */
@@ -691,6 +772,8 @@ static void sl_gap_tighten(struct sl_list *list, struct sl_leaf *owner,
 	bound = sl_gap_meet(bound, old);
 	sl_window(list, SL_WIN_GAP_TIGHTEN, .key = owner->lo, .leaf = owner,
 		  .level = level, .end = end);
+	if (bound != sl_gap_bound(old))
+		sl_gap_lowering(list, owner, level, above, visits);
 	seen = cmpxchg(&link->gap, busy, bound);
 	/*
 	 * A raise got in (DIRTY) or the link was sealed: keep the bound they
@@ -756,6 +839,14 @@ static bool sl_gap_search(struct sl_list *list, struct sl_gap_req *req)
 		/* The word before next->lo: it shares the line, next is a miss. */
 		word = smp_load_acquire(&link->gap);
 		/*
+		 * And the pointer again (after the acquire): a leaf linked
+		 * after this one since the first read shortened the span, and
+		 * the word may hold a bound tightened to the shorter span,
+		 * without the new leaf's gaps (gap_search_link).
+		 */
+		if (unlikely(rcu_access_pointer(link->next) != next))
+			continue;
+		/*
 		 * A sealed link was unlinked after this walk passed its
 		 * predecessor, whose bound was read without its span: look
 		 * through it, its links still lead on.
@@ -782,7 +873,9 @@ static bool sl_gap_search(struct sl_list *list, struct sl_gap_req *req)
 			return false;
 		/* Worth a recount only if the gaps seen fall short of it. */
 		if (whole && !sl_gap_holds(seen, sl_gap_bound(word)))
-			sl_gap_tighten(list, leaf, level, &req->visits);
+			sl_gap_tighten(list, leaf, level,
+				       level < top ? frame[level + 1].leaf : NULL,
+				       &req->visits);
 right:
 		f->leaf = f->next;
 		continue;
@@ -793,7 +886,9 @@ up:
 		f = &frame[level];
 		/* The span below was looked through: tighten it if whole. */
 		if (req->from <= f->leaf->lo)
-			sl_gap_tighten(list, f->leaf, level, &req->visits);
+			sl_gap_tighten(list, f->leaf, level,
+				       level < top ? frame[level + 1].leaf : NULL,
+				       &req->visits);
 		f->leaf = f->next;
 	}
 }

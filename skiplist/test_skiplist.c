@@ -1781,6 +1781,233 @@ static void test_gap_unlink_window(void)
 }
 
 /*
+ * The layout of the link tests, in the unlink tests' keys (sl_ul_key()):
+ * @y, the leaf after the head, is full, and an insert just past its last
+ * slot splits it at its end into a new leaf @x holding that slot alone; @z,
+ * the leaf after @y, has no tower, so once @x is linked at level 1 its
+ * span there runs over @z.  @z keeps only its first and last slots, which
+ * leaves between them the largest gap of the list.  @p is the leaf whose
+ * level-1 span holds @y's last slot (the head or @y), @x's predecessor
+ * there; the list reaches level 2.  The insert adds no gap, so it raises
+ * nothing: its only change to the gap index is @x's new link.
+ */
+static struct sl_link_layout {
+	struct sl_list list;
+	struct sl_leaf *p;
+	struct sl_test_item *item;	/* the slot whose insert splits @y */
+	struct sl_leaf *x;		/* the new leaf, once published */
+	unsigned long last, g_start, g_size;
+	bool armed;
+} sl_ll;
+
+static bool sl_ll_shaped(struct sl_list *list)
+{
+	struct sl_leaf *y, *z;
+	bool ok;
+
+	rcu_read_lock();
+	y = rcu_dereference(list->head->next);
+	z = y ? rcu_dereference(y->next) : NULL;
+	ok = z && rcu_access_pointer(z->next) && y->nr == SL_LEAF_KEYS &&
+	     z->height == 1 && READ_ONCE(list->level) >= 3;
+	rcu_read_unlock();
+	return ok;
+}
+
+/* The leaf whose span at @level holds @key, with no writer running. */
+static struct sl_leaf *sl_ll_cover(struct sl_list *list, unsigned long key,
+				   unsigned int level)
+{
+	struct sl_leaf *leaf = list->head, *next;
+
+	while ((next = rcu_access_pointer(sl_up(leaf, level)->next)) &&
+	       next->lo <= key)
+		leaf = next;
+	return leaf;
+}
+
+static bool sl_ll_build(void)
+{
+	unsigned long n = 40 * SL_LEAF_KEYS, i, bad = 0, tries, y_last;
+	struct sl_list *list = &sl_ll.list;
+	struct sl_leaf *z;
+
+	for (tries = 0; tries < 100; tries++) {
+		if (!SL_EXPECT(sl_init(list, GFP_KERNEL) == 0))
+			return false;
+		for (i = 0; i < n; i++)
+			bad += sl_test_insert(list, sl_ul_key(i), 1) != 0;
+		if (!SL_EXPECT(bad == 0)) {
+			sl_test_destroy(list);
+			return false;
+		}
+		if (sl_ll_shaped(list))
+			break;
+		sl_test_destroy(list);
+	}
+	if (!SL_EXPECT(tries < 100))
+		return false;
+	y_last = sl_ul_key(2 * SL_LEAF_KEYS - 1);
+	z = rcu_access_pointer(rcu_access_pointer(list->head->next)->next);
+	for (i = 2 * SL_LEAF_KEYS + 1; i < 3 * SL_LEAF_KEYS - 1; i++)
+		bad += !sl_test_remove(list, sl_ul_key(i));
+	sl_ll.p = sl_ll_cover(list, y_last, 1);
+	sl_ll.last = sl_ul_key(n - 1);
+	sl_ll.g_start = sl_ul_key(2 * SL_LEAF_KEYS) + 1;
+	sl_ll.g_size = sl_ul_key(3 * SL_LEAF_KEYS - 1) - sl_ll.g_start;
+	sl_ll.item = sl_test_item_new(y_last + 1, 1);
+	sl_ll.x = NULL;
+	if (!SL_EXPECT(bad == 0 && z->nr == 2 && sl_ll.item &&
+		       sl_check(list) == 0)) {
+		kfree(sl_ll.item);
+		sl_test_destroy(list);
+		return false;
+	}
+	return true;
+}
+
+/* The partner's insert: it splits @y, and stalls before linking @x. */
+static void sl_ll_split_work(struct work_struct *work)
+{
+	struct sl_test_item *item = sl_ll.item;
+
+	if (!SL_EXPECT(sl_insert(sl_partner.list, &item->slot,
+				 GFP_KERNEL) == 0))
+		kfree(item);
+	sl_partner_done();
+}
+
+/* On the partner's thread: stall once @x is published at level 0. */
+static void sl_ll_partner_window(const struct sl_window_at *at)
+{
+	if (at->win == SL_WIN_LINK_LEVEL && at->level == 1 && !sl_ll.x) {
+		sl_ll.x = at->leaf;
+		sl_partner_stall();
+	}
+}
+
+/*
+ * Build the layout and start the split on the partner, stalled with @x
+ * published and not linked; again until @x's tower is exactly one level
+ * high, so that its link at level 1 is its only one.
+ */
+static bool sl_ll_start(void (*hook)(const struct sl_window_at *at))
+{
+	unsigned int tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		if (!sl_ll_build())
+			return false;
+		sl_ll.armed = false;
+		sl_window_hook = hook;
+		sl_partner_start(&sl_ll.list, 0, sl_ll_split_work);
+		/* Done without stalling: @x has no tower at all. */
+		if (sl_partner_wait() == SL_PARTNER_STALLED &&
+		    sl_ll.x->height == 2)
+			return true;
+		sl_partner_finish();
+		sl_window_hook = NULL;
+		sl_test_destroy(&sl_ll.list);
+	}
+	SL_EXPECT(tries < 100);
+	return false;
+}
+
+/*
+ * In the window: the partner links @x at level 1 and finishes; then a
+ * search that cannot succeed looks through @p's level-1 span, which now
+ * ends at @x, and tightens it to the gaps before @x.
+ */
+static void sl_ll_link_and_tighten(const struct sl_window_at *at)
+{
+	unsigned long found;
+
+	sl_ll.armed = false;
+	sl_partner_finish();
+	SL_EXPECT(!sl_gap_find(at->list, sl_ll.p->lo, sl_ll.x->lo - 1,
+			       sl_ll.g_size, 1, &found));
+}
+
+static void sl_ll_window(const struct sl_window_at *at, enum sl_window win,
+			 unsigned int level)
+{
+	if (sl_on_partner()) {
+		sl_ll_partner_window(at);
+		return;
+	}
+	if (sl_ll.armed && at->win == win && at->level == level &&
+	    at->leaf == sl_ll.p)
+		sl_ll_link_and_tighten(at);
+}
+
+/* Afterwards: the bounds hold, and the gap is found. */
+static void sl_ll_finish(void)
+{
+	unsigned long key = 0;
+
+	SL_EXPECT(!sl_ll.armed);
+	SL_EXPECT(sl_check(&sl_ll.list) == 0);
+	SL_EXPECT(sl_test_hole(&sl_ll.list, sl_ll.g_size, 1, 0, sl_ll.last + 1,
+			       0, &key) == 0 && key == sl_ll.g_start);
+	sl_test_destroy(&sl_ll.list);
+}
+
+static void sl_count_link_window(const struct sl_window_at *at)
+{
+	sl_ll_window(at, SL_WIN_GAP_COUNT_LINK, 2);
+}
+
+/*
+ * A recount of a level-2 link reads each level-1 link of its span, its
+ * next pointer, then its bound.  If a new leaf is linked after one of them
+ * in between, and that link's bound is tightened to its shorter span, the
+ * recount pairs the old pointer with the new bound: the new leaf's span,
+ * here with the largest gap, is in neither, and the level-2 bound stored
+ * misses it for good.  A search that cannot succeed recounts the level-2
+ * span over @p while @x is linked after @p and @p's bound tightened.
+ */
+static void test_gap_count_link(void)
+{
+	unsigned long key;
+
+	if (!sl_ll_start(sl_count_link_window))
+		return;
+	sl_ll.armed = true;
+	SL_EXPECT(sl_test_hole(&sl_ll.list, sl_ll.g_size + 1, 1, 0,
+			       sl_ll.last + 1, 0, &key) == -ENOSPC);
+	sl_window_hook = NULL;
+	sl_ll_finish();
+}
+
+static void sl_search_link_window(const struct sl_window_at *at)
+{
+	sl_ll_window(at, SL_WIN_GAP_SEARCH_LINK, 1);
+}
+
+/*
+ * The same inside a search's read of @p's level-1 link: the gap in @z was
+ * there before and after, and the search must find it.
+ */
+static void test_gap_search_link(void)
+{
+	unsigned long at = 0, key;
+	bool found;
+
+	if (!sl_ll_start(sl_search_link_window))
+		return;
+	/* Every bound tight first, @p's over @z's gap. */
+	SL_EXPECT(sl_test_hole(&sl_ll.list, sl_ll.g_size + 1, 1, 0,
+			       sl_ll.last + 1, 0, &key) == -ENOSPC);
+	sl_ll.armed = true;
+	rcu_read_lock();
+	found = sl_gap_find(&sl_ll.list, 0, sl_ll.last, sl_ll.g_size, 1, &at);
+	rcu_read_unlock();
+	sl_window_hook = NULL;
+	SL_EXPECT(found && at == sl_ll.g_start);
+	sl_ll_finish();
+}
+
+/*
  * Nesting: a delete interrupted on its own thread, right after its merge
  * killed a leaf (SL_WIN_DELETE_UNLOCKED), by a simulated interrupt
  * (tools/testing/skiplist/shim/irq.h) whose handler works on the same
@@ -2219,6 +2446,8 @@ static const struct sl_test_case sl_test_cases[] = {
 	{ "gap_count_unlink", test_gap_count_unlink },
 	{ "gap_search_unlink", test_gap_search_unlink },
 	{ "gap_unlink_window", test_gap_unlink_window },
+	{ "gap_count_link", test_gap_count_link },
+	{ "gap_search_link", test_gap_search_link },
 	{ "nesting_link", test_nesting_link },
 	{ "nesting_unlink", test_nesting_unlink },
 #endif

@@ -124,6 +124,14 @@ MUTANTS = [
      "\t\t\tif (!sl_gap_sealed(leaf, l))\n\t\t\t\tlive = leaf;\n",
      "\t\t\tlive = leaf;\n",
      "unit", "gap_unlink_window test: a raise that waits for an unlink to finish (hangs)"),
+    ("tighten-lowers-unannounced", "skiplist/gap.c",
+     "\tif (bound != sl_gap_bound(old))\n"
+     "\t\tsl_gap_lowering(list, owner, level, above, visits);\n", "",
+     "unit", "gap_count_link test: a recount above pairs an old pointer with the lowered bound"),
+    ("gap-search-trusts-first-pointer", "skiplist/gap.c",
+     "\t\tif (unlikely(rcu_access_pointer(link->next) != next))\n"
+     "\t\t\tcontinue;\n", "",
+     "unit", "gap_search_link test: a search pairs an old pointer with a bound tightened since"),
     ("gap-prune-ignores-alignment", "skiplist/gap.c",
      "\treturn (size == SL_GAP_MAX || size >= req->size) &&\n"
      "\t\tsl_gap_align_log(bound) >= req->align_log &&\n"
@@ -138,6 +146,10 @@ MUTANTS = [
      "\tif (start < first || start > last || last - start < step - 1)\n\t\tblock--;\n",
      "\tif (first && __ffs(first) < block)\n\t\tblock = __ffs(first);\n",
      "unit", "gap_align_exact test: an aligned block that does not start the run"),
+    ("gap-block-always-halved", "skiplist/gap.c",
+     "\tif (start < first || start > last || last - start < step - 1)\n\t\tblock--;\n",
+     "\tblock -= block > 0;\n",
+     "gap_arith", "gap_arith: a run of 2^b units at a multiple of 2^b bounded by blocks of 2^(b-1)"),
     ("raise-clears-busy", "skiplist/gap.c",
      "\t\tif (old & SL_GAP_BUSY)\n\t\t\tnew |= SL_GAP_FLAGS;\n", "",
      "unit", "gap_generation_wrap test: a second tightening's BUSY word equal to a stalled one's"),
@@ -230,6 +242,7 @@ MUTANTS = [
 # a race can reveal run against that build.
 RUNS = {
     "unit": ["{b}/unit"],
+    "gap_arith": ["{b}/gap_arith"],
     "diff": ["{b}/diff", "--ops", "1500000", "--seed", "7"],
     "diff-k4": ["{b}/diff-k4", "--ops", "1500000", "--seed", "7"],
     "stress": ["{b}/stress", "--seconds", "24", "--phases", "4", "--seed", "7"],
@@ -239,7 +252,7 @@ RUNS = {
     "stress-race": ["{b}/stress-k4", "--seconds", "40", "--phases", "8", "--seed", "7",
                     "--readers", "6", "--cells", "1024"],
 }
-TIMEOUT = {"unit": 120, "diff": 300, "diff-k4": 300, "stress": 200, "stress-k4": 200, "stress-race": 300}
+TIMEOUT = {"unit": 120, "gap_arith": 300, "diff": 300, "diff-k4": 300, "stress": 200, "stress-k4": 200, "stress-race": 300}
 
 
 def copy_tree(dst):
