@@ -583,9 +583,9 @@ EXPORT_SYMBOL_GPL(sl_em_drop_range);
  * sl_em_count() - count the extents in a map
  * @em: the map
  *
- * Walks the whole index: O(extents).
+ * Walks the whole index: O(extents), in chunks (sl_stats()).
  *
- * Context: Any context but hardirq and NMI; takes rcu_read_lock().
+ * Context: Process context; may sleep.
  * Return: the number of extents, as of a moment with no merge or punch in
  * progress; single-extent changes running meanwhile may or may not be
  * counted.
@@ -616,9 +616,11 @@ EXPORT_SYMBOL_GPL(sl_em_count);
  * a length and wraps neither in the file nor on disk, and they come in
  * increasing order without overlapping.  The first violation is logged.
  * For tests and debugging: it walks everything with writers locked out.
+ * The index's own check walks in chunks and keeps its place between them,
+ * so the caller must keep every writer of @em away for the whole call.
  *
- * Context: Process or softirq context; takes @em->lock exclusively, with
- * bottom halves disabled.
+ * Context: Process context; may sleep.  Takes @em->lock exclusively,
+ * with bottom halves disabled, for the walk of the extents.
  * Return: 0, or -EUCLEAN if an invariant does not hold.
  */
 int sl_em_check(struct sl_extent_map *em)
@@ -630,9 +632,10 @@ int sl_em_check(struct sl_extent_map *em)
 	u64 prev_last = 0;
 	int ret;
 
+	/* It sleeps: outside the lock, which the caller's exclusion covers. */
+	ret = sl_check(&em->list);
 	rcu_read_lock();
 	write_lock_bh(&em->lock);
-	ret = sl_check(&em->list);
 	sl_iter_start(&iter, &em->list, 0);
 	while (!ret && (slot = sl_iter_next(&iter))) {
 		ext = sl_extent_of(slot);

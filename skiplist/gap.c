@@ -600,30 +600,24 @@ bool sl_gap_find(struct sl_list *list, unsigned long from, unsigned long room,
 }
 
 /*
- * For sl_check(): every bound on @level must be at least the largest gap
- * its span owns.  Only meaningful with no writer running.
+ * For sl_check(): the bound of @owner's link at @level must be at least
+ * @largest, the largest gap owned by a key in its span, which the check
+ * counted from the slots.  Only meaningful with no writer running.
  */
-int sl_gap_check_level(struct sl_list *list, unsigned int level)
+int sl_gap_check_link(struct sl_leaf *owner, unsigned int level,
+		      unsigned long largest)
 {
-	struct sl_leaf *leaf = list->head, *next;
+	unsigned long word = READ_ONCE(sl_gap_link(owner, level)->gap);
 
-	for (; leaf; leaf = next) {
-		struct sl_link *link = sl_gap_link(leaf, level);
-		unsigned long word = READ_ONCE(link->gap), largest;
-
-		next = rcu_dereference(link->next);
-		if (word == SL_GAP_SEALED || (word & SL_GAP_BUSY)) {
-			pr_err("skiplist: check failed: gap word %lx of a live link at level %u\n",
-			       word, level);
-			return -EUCLEAN;
-		}
-		largest = sl_gap_count_slots(list, leaf, next ? next->lo : 0,
-					     !!next);
-		if (sl_gap_bound(word) < min(largest, SL_GAP_MAX)) {
-			pr_err("skiplist: check failed: level %u span from %lx bounds gaps by %lx, holds one of %lx\n",
-			       level, leaf->lo, sl_gap_bound(word), largest);
-			return -EUCLEAN;
-		}
+	if (word == SL_GAP_SEALED || (word & SL_GAP_BUSY)) {
+		pr_err("skiplist: check failed: gap word %lx of a live link at level %u\n",
+		       word, level);
+		return -EUCLEAN;
+	}
+	if (sl_gap_bound(word) < min(largest, SL_GAP_MAX)) {
+		pr_err("skiplist: check failed: level %u span from %lx bounds gaps by %lx, holds one of %lx\n",
+		       level, owner->lo, sl_gap_bound(word), largest);
+		return -EUCLEAN;
 	}
 	return 0;
 }

@@ -67,21 +67,6 @@ void sl_leaf_free_rcu(struct sl_leaf *leaf)
 	call_rcu(&leaf->rcu, sl_leaf_free_cb);
 }
 
-static void sl_leaf_free_later_cb(struct rcu_head *head)
-{
-	call_rcu(head, sl_leaf_free_cb);
-}
-
-/*
- * Free a leaf that has been unlinked from every level after two grace
- * periods, for a leaf that a reader may find until some time after it was
- * unlinked (directory.c).  The module's exit waits for both.
- */
-void sl_leaf_free_rcu_twice(struct sl_leaf *leaf)
-{
-	call_rcu(&leaf->rcu, sl_leaf_free_later_cb);
-}
-
 /*
  * Tower height with P(height >= h) = 2^-(h-1): p = 1/2 makes a search
  * compare about twice per level, and makes it likely (1/2) that the node

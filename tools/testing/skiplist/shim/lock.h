@@ -150,6 +150,18 @@ static inline bool shim_rwlock_owned(const rwlock_t *lock)
 		    "might_sleep() under a spinlock or rwlock")
 
 /*
+ * A point where the kernel may switch tasks: it may sleep, and inside an
+ * RCU read-side section it is a bug that the kernel's might_sleep() checks
+ * report ("RCU nest depth").  Here it only checks.
+ */
+extern __thread int shim_rcu_depth;
+#define cond_resched() ({						\
+	might_sleep();							\
+	SHIM_ASSERT(!shim_rcu_depth, "cond_resched() inside rcu_read_lock()"); \
+	0;								\
+})
+
+/*
  * Sequence counts tied to a spinlock or to a rwlock.  Writers must hold the
  * lock (checked; for a rwlock, held for writing: a sequence count written
  * by several read-lock holders at once would be corrupted); the memory

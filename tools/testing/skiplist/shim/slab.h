@@ -23,12 +23,15 @@
 #define ___GFP_ZERO		0x100u
 #define ___GFP_HIGH		0x20u
 #define ___GFP_NOWARN		0x2000u
+#define ___GFP_ACCOUNT		0x400000u
+#define __GFP_ACCOUNT		___GFP_ACCOUNT
 #define __GFP_DIRECT_RECLAIM	___GFP_DIRECT_RECLAIM
 #define __GFP_ZERO		___GFP_ZERO
 #define __GFP_NOWARN		___GFP_NOWARN
 #define GFP_KERNEL		(0x1u | __GFP_DIRECT_RECLAIM)
 #define GFP_NOWAIT		0x2u
 #define GFP_ATOMIC		(0x2u | ___GFP_HIGH)
+#define GFP_KERNEL_ACCOUNT	(GFP_KERNEL | __GFP_ACCOUNT)
 
 #define POISON_FREE	0x6b
 
