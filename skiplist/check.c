@@ -177,7 +177,7 @@ int sl_check(struct sl_list *list)
 {
 	struct sl_check_walk w = { .level = READ_ONCE(list->level) };
 	struct sl_leaf *leaf = list->head;
-	unsigned long largest, n = 0;
+	unsigned long largest = 0, n = 0;
 	unsigned int level;
 	int ret = 0;
 
@@ -197,7 +197,7 @@ int sl_check(struct sl_list *list)
 		ret = sl_check_leaf(list, leaf, &w, &largest);
 		if (!ret && leaf != list->head)
 			ret = sl_check_towers(leaf, &w);
-		for (level = 1; level < w.level; level++)
+		for (level = 1; !ret && level < w.level; level++)
 			w.gap[level] = max(w.gap[level], largest);
 	}
 	if (!ret)
