@@ -10,6 +10,11 @@
 #                    and sparse and loaded into both kernels in a VM,
 #                    checkpatch, and the mutation checks
 #   make check-vm    only the VM part: the kernel suite in 6.1 and 6.12
+#   make check-vm-stall
+#                    every whole-index command of both devices on millions
+#                    of extents in 6.1, booted with preempt=full and the
+#                    lowest soft-lockup and RCU-stall thresholds; fails on
+#                    any report, prints each command's time (STALL_N=)
 #   make check-debug the kernel suite on debug kernels (lockdep, KASAN,
 #                    KCSAN, kmemleak, failslab), built once and cached
 #                    (make check runs it)
@@ -53,7 +58,7 @@ CHECKPATCH := $(BUILD)/tools/checkpatch/checkpatch.pl
 KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h extent/*.[ch] \
 	extent/uapi/*.h iommu_demo/*.[ch] tools/bench/kernel/*.c tools/peers/*.h)
 
-.PHONY: all modules setup check check-user check-kernel check-vm check-debug \
+.PHONY: all modules setup check check-user check-kernel check-vm check-vm-stall check-debug \
 	debug-run check-debug-checkers debug-modules lint mutants \
 	demo bench-build bench-smoke bench-user bench-user-quick bench-leaf-sweep \
 	bench-lookup-cachesim \
@@ -152,6 +157,33 @@ check-vm: check-kernel
 	$(TOP)/tools/vm/vm-run --kernel 6.12 --timeout 1200 -- \
 		SL_FUZZ_IOCTLS=$(FUZZ_IOCTLS) tools/vm/guest-selftests.sh
 
+# Whole-index commands at scale (tools/vm/guest-stall.sh): STALL_N extents
+# per index (the review that found the stalls used 5.6M), in Debian's 6.1
+# with preempt=full, watchdog_thresh=1 (a soft lockup after 2 s) and
+# rcu_cpu_stall_timeout=3 (the kernel's floor), under each preemption model
+# of STALL_MODES, switched at run time.  Any soft lockup or RCU stall
+# report fails the run.  A larger log buffer keeps every report of a run
+# that has them (each is some 40 lines), so that each is traced to its
+# command.
+STALL_N ?= 2000000
+STALL_MODES ?= full none
+# make check's shorter run (about 5 minutes): one million extents, under
+# the no-preemption model alone, which reports everything the full one
+# does at these thresholds (a soft lockup after 2 s of any section that
+# does not reschedule, RCU read-side ones included) and loops that never
+# reach cond_resched() besides.  Before the chunking, CHECK took 2.5 s
+# there and EM_CHECK and EM_DROP 5.7 and 6.5 s.
+STALL_CHECK_N ?= 1000000
+STALL_MEMORY ?= 4G
+STALL_BOOT := preempt=full watchdog_thresh=1 rcupdate.rcu_cpu_stall_timeout=3 \
+	log_buf_len=16M
+check-vm-stall: modules
+	$(MAKE) -C selftests/stall
+	$(TOP)/tools/vm/vm-run --kernel 6.1 --memory $(STALL_MEMORY) --timeout 5400 \
+		--append "$(STALL_BOOT)" --out $(BUILD)/vm/whole-index-6.1 -- \
+		SL_STALL_N=$(STALL_N) SL_STALL_MODES="'$(STALL_MODES)'" \
+		tools/vm/guest-stall.sh
+
 # Debug kernels from Debian's linux-source-6.1 (tools/debug-kernel): kernel
 # a with lockdep, PROVE_RCU, KASAN, kmemleak, failslab and KUnit, kernel b
 # with KCSAN and lockdep; built once per machine and cached outside the
@@ -197,6 +229,7 @@ debug-modules:
 check: setup
 	$(MAKE) check-user
 	$(MAKE) check-vm
+	$(MAKE) check-vm-stall STALL_N=$(STALL_CHECK_N) STALL_MODES=none
 	$(MAKE) check-debug
 	$(MAKE) lint
 	$(MAKE) mutants

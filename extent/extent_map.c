@@ -703,6 +703,8 @@ static int sl_em_check_step(struct sl_extent_map *em,
 	unsigned int n;
 	int ret = 0;
 
+	/* It sleeps: outside the lock, which the caller's exclusion covers. */
+	ret = sl_check(&em->list);
 	rcu_read_lock();
 	sl_iter_start(&iter, &em->list, w->pos);
 	for (n = 0; n < SL_EM_BATCH && !ret; n++) {

@@ -70,6 +70,11 @@ static struct sl_list *sl_dev_new_list(void)
 	return list;
 }
 
+/*
+ * For CLEAR and the last close.  sl_destroy() walks in chunks of leaves
+ * and reschedules between them, so millions of extents hold no CPU for
+ * long; the other commands on the file wait on its semaphore, asleep.
+ */
 static void sl_dev_free_list(struct sl_list *list)
 {
 	sl_destroy(list, sl_dev_free_slot, NULL);
@@ -238,6 +243,7 @@ static int sl_dev_stats(struct sl_dev *dev, struct sl_dev_call *call)
 	struct sl_stats stats;
 	int h;
 
+	/* In chunks that resume by key: writers may run meanwhile. */
 	sl_stats(dev->list, &stats);
 	req->items = stats.items;
 	req->leaves = stats.leaves;

@@ -926,39 +926,45 @@ bool sl_gap_find(struct sl_list *list, unsigned long from, unsigned long room,
 	return ok;
 }
 
-/*
- * For sl_check(): every bound on @level must be at least the largest gap
- * its span owns.  Only meaningful with no writer running.
- */
-int sl_gap_check_level(struct sl_list *list, unsigned int level)
+/* For sl_check(): the bound of the free run [@first, @last]. */
+unsigned long sl_gap_check_run(unsigned long first, unsigned long last)
 {
-	struct sl_leaf *leaf = list->head, *next;
+	return sl_gap_run(first, last);
+}
 
-	for (; leaf; leaf = next) {
-		struct sl_link *link = sl_gap_link(leaf, level);
-		unsigned long word = READ_ONCE(link->gap), real, visits = 0;
+/* For sl_check(): a bound of the gaps bounded by @a or by @b. */
+unsigned long sl_gap_check_join(unsigned long a, unsigned long b)
+{
+	return sl_gap_join(a, b);
+}
 
-		next = rcu_dereference(link->next);
-		if (word & (SL_GAP_FLAGS | SL_GAP_SPARE)) {
-			pr_err("skiplist: check failed: gap word %lx of a live link at level %u\n",
-			       word, level);
-			return -EUCLEAN;
-		}
-		real = sl_gap_count_slots(list, leaf, next ? next->lo : 0,
-					  !!next, &visits);
-		if (sl_gap_size(word) < sl_gap_size(real)) {
-			pr_err("skiplist: check failed: level %u span from %lx bounds gaps by %lx, holds one of %lx\n",
-			       level, leaf->lo, sl_gap_size(word),
-			       sl_gap_size(real));
-			return -EUCLEAN;
-		}
-		if (!sl_gap_holds(word, real)) {
-			pr_err("skiplist: check failed: level %u span from %lx bounds alignment by 2^%u and blocks by 2^%u, holds a unit aligned to 2^%u and a block of 2^%u\n",
-			       level, leaf->lo, sl_gap_align_log(word),
-			       sl_gap_block_log(word), sl_gap_align_log(real),
-			       sl_gap_block_log(real));
-			return -EUCLEAN;
-		}
+/*
+ * For sl_check(): the bound of @owner's link at @level must allow every
+ * gap that @real does, the join of the bounds of the gaps owned by a key
+ * in its span, which the check counted from the slots.  Only meaningful
+ * with no writer running.
+ */
+int sl_gap_check_link(struct sl_leaf *owner, unsigned int level,
+		      unsigned long real)
+{
+	unsigned long word = READ_ONCE(sl_gap_link(owner, level)->gap);
+
+	if (word & (SL_GAP_FLAGS | SL_GAP_SPARE)) {
+		pr_err("skiplist: check failed: gap word %lx of a live link at level %u\n",
+		       word, level);
+		return -EUCLEAN;
+	}
+	if (sl_gap_size(word) < sl_gap_size(real)) {
+		pr_err("skiplist: check failed: level %u span from %lx bounds gaps by %lx, holds one of %lx\n",
+		       level, owner->lo, sl_gap_size(word), sl_gap_size(real));
+		return -EUCLEAN;
+	}
+	if (!sl_gap_holds(word, real)) {
+		pr_err("skiplist: check failed: level %u span from %lx bounds alignment by 2^%u and blocks by 2^%u, holds a unit aligned to 2^%u and a block of 2^%u\n",
+		       level, owner->lo, sl_gap_align_log(word),
+		       sl_gap_block_log(word), sl_gap_align_log(real),
+		       sl_gap_block_log(real));
+		return -EUCLEAN;
 	}
 	return 0;
 }

@@ -67,21 +67,6 @@ void sl_leaf_free_rcu(struct sl_leaf *leaf)
 	call_rcu(&leaf->rcu, sl_leaf_free_cb);
 }
 
-static void sl_leaf_free_later_cb(struct rcu_head *head)
-{
-	call_rcu(head, sl_leaf_free_cb);
-}
-
-/*
- * Free a leaf that has been unlinked from every level after two grace
- * periods, for a leaf that a reader may find until some time after it was
- * unlinked (directory.c).  The module's exit waits for both.
- */
-void sl_leaf_free_rcu_twice(struct sl_leaf *leaf)
-{
-	call_rcu(&leaf->rcu, sl_leaf_free_later_cb);
-}
-
 #ifndef __KERNEL__
 /*
  * Userspace tests only: the height of the next leaf drawn, once, so that a

@@ -11,6 +11,7 @@
 #include <linux/seqlock.h>
 #include <linux/rcupdate.h>
 #include <linux/percpu.h>
+#include <linux/llist.h>
 #include "skiplist.h"
 #include "window.h"
 
@@ -21,6 +22,20 @@
  */
 #ifndef SL_LEAF_KEYS
 #define SL_LEAF_KEYS	64
+#endif
+
+/*
+ * The most leaves a walk of the whole list visits while it holds the CPU:
+ * inside one RCU read-side section, or between two calls of
+ * cond_resched().  Walks whose work grows with the list (the directory's
+ * rebuild, sl_check(), sl_stats(), sl_destroy()) leave the section and
+ * may reschedule after each chunk, so that none of them holds a CPU for a
+ * time that grows with the list: 256 leaves are about 16K slots, well
+ * under a millisecond natively.  Tests lower it to cross chunk boundaries
+ * often.
+ */
+#ifndef SL_ATOMIC_LEAVES
+#define SL_ATOMIC_LEAVES	256
 #endif
 
 /*
@@ -87,6 +102,9 @@ struct sl_link {
  *          which nobody reads once the leaf is dead: readers check @dead
  *          in the same snapshot and throw away what they read, and writers
  *          check it under the lock.
+ * @dying:  queues a leaf that died while the directory was being rebuilt
+ *          until the rebuild is done with it (directory.c); before @rcu is
+ *          used, in the same space.
  * @slots:  the slots, in key order; entries at @nr and above are NULL.
  *
  * The tower is not in the structure: its links sit below it in the same
@@ -114,6 +132,7 @@ struct sl_leaf {
 	union {
 		unsigned long keys[SL_LEAF_KEYS];
 		struct rcu_head rcu;
+		struct llist_node dying;
 	};
 	struct sl_slot *slots[SL_LEAF_KEYS];
 };
@@ -332,7 +351,6 @@ static inline void sl_finger_forget(struct sl_list *list, struct sl_leaf *dead)
 struct sl_leaf *sl_leaf_alloc(unsigned int height, gfp_t gfp);
 void sl_leaf_free(struct sl_leaf *leaf);
 void sl_leaf_free_rcu(struct sl_leaf *leaf);
-void sl_leaf_free_rcu_twice(struct sl_leaf *leaf);
 unsigned int sl_random_height(unsigned int level);
 #ifndef __KERNEL__
 extern unsigned int sl_test_next_height;
@@ -363,7 +381,10 @@ void sl_gap_absorb(struct sl_link *dead, struct sl_link *pred);
 void sl_gap_note(struct sl_list *list, unsigned long key);
 bool sl_gap_find(struct sl_list *list, unsigned long from, unsigned long room,
 		 unsigned long size, unsigned long align, unsigned long *found);
-int sl_gap_check_level(struct sl_list *list, unsigned int level);
+int sl_gap_check_link(struct sl_leaf *owner, unsigned int level,
+		      unsigned long real);
+unsigned long sl_gap_check_run(unsigned long first, unsigned long last);
+unsigned long sl_gap_check_join(unsigned long a, unsigned long b);
 unsigned long sl_gap_visits(void);
 
 /* directory.c */
@@ -465,7 +486,8 @@ static inline struct sl_leaf *sl_dir_guess(struct sl_list *list,
 
 void sl_dir_changed(struct sl_list *list);
 void sl_dir_retire(struct sl_list *list, struct sl_leaf *leaf);
-void sl_dir_init(struct sl_list *list);
+void sl_dir_init(struct sl_list *list, gfp_t gfp);
+void sl_dir_quiesce(struct sl_list *list);
 void sl_dir_destroy(struct sl_list *list);
 unsigned long sl_dir_bytes(struct sl_list *list);
 int sl_dir_check(struct sl_list *list);

@@ -38,6 +38,7 @@
  */
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/sched.h>
 #include "leaf.h"
 
 #ifdef SL_COUNT_KEY_LOADS
@@ -51,7 +52,9 @@ void (*sl_window_hook)(const struct sl_window_at *at);
 /**
  * sl_init() - initialise an empty list
  * @list: the list
- * @gfp:  allocation flags for the head leaf
+ * @gfp:  allocation flags for the head leaf; with __GFP_ACCOUNT, the leaf
+ *        directory, which a background rebuild allocates, is charged to
+ *        the memory cgroup the caller allocates in
  *
  * Context: Any context; may sleep if @gfp allows.
  * Return: 0, or -ENOMEM.
@@ -69,7 +72,7 @@ int sl_init(struct sl_list *list, gfp_t gfp)
 	list->level = 1;
 	list->finger_lo = ULONG_MAX;
 	RCU_INIT_POINTER(list->finger, NULL);
-	sl_dir_init(list);
+	sl_dir_init(list, gfp);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(sl_init);
@@ -82,16 +85,18 @@ EXPORT_SYMBOL_GPL(sl_init);
  *
  * The leaves are freed after a grace period, so readers that found the
  * list before the caller stopped them are safe; a module that destroys
- * lists must call rcu_barrier() before it unloads.
+ * lists must call rcu_barrier() before it unloads.  Nobody else holds a
+ * leaf, so the walk keeps its place while it reschedules every
+ * SL_ATOMIC_LEAVES leaves.
  *
- * Context: Process context; sleeps while a rebuild of the leaf directory
- * finishes.
+ * Context: Process context; sleeps (while a rebuild of the leaf directory
+ * finishes, and between chunks of leaves).
  */
 void sl_destroy(struct sl_list *list,
 		void (*free_slot)(struct sl_slot *slot, void *arg), void *arg)
 {
 	struct sl_leaf *leaf = list->head, *next;
-	unsigned long flags;
+	unsigned long flags, n = 0;
 	int i;
 
 	might_sleep();
@@ -111,6 +116,8 @@ void sl_destroy(struct sl_list *list,
 				free_slot(leaf->slots[i], arg);
 		sl_leaf_free_rcu(leaf);
 		leaf = next;
+		if (!(++n % SL_ATOMIC_LEAVES))
+			cond_resched();
 	}
 	list->head = NULL;
 	RCU_INIT_POINTER(list->finger, NULL);
@@ -137,30 +144,111 @@ unsigned long sl_key_loads(void)
 }
 EXPORT_SYMBOL_GPL(sl_key_loads);
 
+/*
+ * The live leaf covering @key, found by a fresh search, and in *@above
+ * the number of its slots at or above @key, read in one snapshot.
+ */
+static struct sl_leaf *sl_stats_resume(struct sl_list *list, unsigned long key,
+				       unsigned long *above)
+{
+	unsigned int loads = 0;	/* a summary's search: not counted */
+	struct sl_leaf *leaf = sl_descend(list, key, &loads), *next;
+
+	for (;;) {
+		unsigned int seq = read_seqcount_begin(&leaf->seq);
+		int nr, i;
+
+		if (READ_ONCE(leaf->dead)) {
+			leaf = sl_left_of_dead(list, leaf);
+			continue;
+		}
+		if (key > READ_ONCE(leaf->hi)) {
+			next = rcu_dereference(leaf->next);
+			if (!read_seqcount_retry(&leaf->seq, seq))
+				leaf = next;
+			continue;
+		}
+		nr = min_t(int, READ_ONCE(leaf->nr), SL_LEAF_KEYS);
+		for (i = nr; i > 0 && READ_ONCE(leaf->keys[i - 1]) >= key; i--)
+			;
+		*above = nr - i;
+		if (!read_seqcount_retry(&leaf->seq, seq))
+			return leaf;
+	}
+}
+
+static void sl_stats_leaf(struct sl_stats *stats, struct sl_leaf *leaf)
+{
+	stats->leaves++;
+	stats->bytes += sl_leaf_size(leaf->height);
+	stats->height[leaf->height - 1]++;
+}
+
+/*
+ * Count the slots from @*from on, along level 0, in one read-side section
+ * of at most SL_ATOMIC_LEAVES leaves.  Returns false at the end of the
+ * list, true with @*from set to where the next chunk starts.
+ */
+static bool sl_stats_chunk(struct sl_list *list, struct sl_stats *stats,
+			   unsigned long *from)
+{
+	struct sl_leaf *leaf, *next;
+	unsigned long above, n;
+
+	if (!*from) {
+		leaf = list->head;
+		above = READ_ONCE(leaf->nr);
+	} else {
+		leaf = sl_stats_resume(list, *from, &above);
+	}
+	stats->items += above;
+	/* A leaf that reaches below @from was counted in an earlier chunk. */
+	if (leaf->lo >= *from)
+		sl_stats_leaf(stats, leaf);
+	for (n = 1; (next = rcu_dereference(leaf->next)); n++) {
+		if (n == SL_ATOMIC_LEAVES) {
+			*from = next->lo;
+			return true;
+		}
+		leaf = next;
+		stats->items += READ_ONCE(leaf->nr);
+		sl_stats_leaf(stats, leaf);
+	}
+	return false;
+}
+
 /**
  * sl_stats() - summarise a list
  * @list:  the list
  * @stats: filled in
  *
- * Walks level 0.  Under concurrent updates the counts are a blend of the
- * states the walk passed through.
+ * Walks level 0 in chunks of SL_ATOMIC_LEAVES leaves, each in a read-side
+ * section of its own, and may reschedule between them.  A chunk starts
+ * with a fresh search for the first key the chunks before did not cover,
+ * and counts only the slots from there on, so that no chunk counts what
+ * an earlier one did.  Under concurrent updates the counts are a blend of
+ * the states the walk passed through.
  *
- * Context: Any context.
+ * Context: Process context; may sleep.
  */
 void sl_stats(struct sl_list *list, struct sl_stats *stats)
 {
-	struct sl_leaf *leaf;
+	unsigned long from = 0;
+	bool more;
 
+	might_sleep();
 	memset(stats, 0, sizeof(*stats));
-	rcu_read_lock();
-	for (leaf = list->head; leaf; leaf = rcu_dereference(leaf->next)) {
-		stats->items += READ_ONCE(leaf->nr);
-		stats->leaves++;
-		stats->bytes += sl_leaf_size(leaf->height);
-		stats->height[leaf->height - 1]++;
+	for (;;) {
+		rcu_read_lock();
+		more = sl_stats_chunk(list, stats, &from);
+		if (!more)
+			stats->bytes += sl_dir_bytes(list);
+		rcu_read_unlock();
+		if (!more)
+			break;
+		sl_window(list, SL_WIN_STATS_CHUNK, .key = from);
+		cond_resched();
 	}
-	stats->bytes += sl_dir_bytes(list);
-	rcu_read_unlock();
 	stats->key_loads = sl_key_loads();
 }
 EXPORT_SYMBOL_GPL(sl_stats);
@@ -172,12 +260,7 @@ static int __init skiplist_module_init(void)
 
 static void __exit skiplist_module_exit(void)
 {
-	/*
-	 * Leaves freed by the lists' last deletes may still be queued; twice,
-	 * since a leaf that waits two grace periods is queued again by its
-	 * first callback (sl_leaf_free_rcu_twice()).
-	 */
-	rcu_barrier();
+	/* Leaves freed by the lists' last deletes may still be queued. */
 	rcu_barrier();
 	sl_caches_exit();
 }

@@ -16,10 +16,13 @@
  *  - Not change slot->key while the slot is in a list, nor slot->size
  *    except through sl_resize().
  *  - Not call sl_destroy() while any other function may run on the list.
+ *  - Call the functions that walk the whole list (sl_destroy(), sl_check(),
+ *    sl_stats()) from process context, outside rcu_read_lock(): they walk
+ *    in bounded chunks and sleep between them.
  *
  * Writers need no external lock: the list takes its own per-leaf spinlocks,
- * with interrupts disabled, so every function may be called from any context
- * that may take a spinlock.  Functions taking a gfp_t sleep only if it allows.
+ * with interrupts disabled, so every function but those three may be called
+ * from any context that may take a spinlock.  Functions taking a gfp_t sleep only if it allows.
  * The full contract is in Documentation/skiplist.rst.
  */
 #ifndef _SKIPLIST_H
@@ -30,6 +33,7 @@
 #include <linux/rcupdate.h>
 #include <linux/atomic.h>
 #include <linux/workqueue.h>
+#include <linux/llist.h>
 
 /**
  * struct sl_slot - an extent stored in a skiplist, embedded by the caller
@@ -51,6 +55,7 @@ static inline unsigned long sl_slot_last(const struct sl_slot *slot)
 
 struct sl_leaf;
 struct sl_dir;
+struct mem_cgroup;
 
 /**
  * struct sl_list - a skiplist range index
@@ -64,6 +69,8 @@ struct sl_dir;
  * @dir_changes: splits and merges since the directory was last rebuilt
  * @dir_rebuild_at: how many of those queue the next rebuild
  * @dir_building: set while a rebuild walks the leaves
+ * @dir_dying: leaves that died while a rebuild ran, waiting for it to end
+ * @dir_memcg: the memory cgroup the directory is charged to, or NULL
  * @dir_work: the rebuild
  *
  * All fields are private to the implementation.
@@ -77,6 +84,8 @@ struct sl_list {
 	atomic_long_t dir_changes;
 	long dir_rebuild_at;
 	int dir_building;
+	struct llist_head dir_dying;
+	struct mem_cgroup *dir_memcg;
 	struct work_struct dir_work;
 };
 

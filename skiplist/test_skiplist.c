@@ -10,7 +10,8 @@
 #include <linux/slab.h>
 #include <linux/rcupdate.h>
 #include <linux/workqueue.h>
-#include "leaf.h"		/* SL_LEAF_KEYS */
+#include <linux/memcontrol.h>
+#include "leaf.h"		/* SL_LEAF_KEYS, SL_ATOMIC_LEAVES */
 
 static unsigned int sl_tests_run;
 static unsigned int sl_tests_passed;
@@ -2182,6 +2183,256 @@ static void test_nesting_unlink(void)
 	SL_EXPECT(sl_check(&list) == 0);
 	sl_test_destroy(&list);
 }
+
+/*
+ * A list of whole leaves for the chunked walks: keys 16 apart, inserted in
+ * order, so that each leaf holds SL_LEAF_KEYS of them and leaf j starts at
+ * key j * SL_LEAF_KEYS * 16; four chunks of leaves at least, and enough
+ * for a directory.  Returns the number of items, 0 on failure.
+ */
+static unsigned long sl_test_chunked_list(struct sl_list *list)
+{
+	unsigned long leaves = max(4 * SL_ATOMIC_LEAVES, 256);
+
+	if (!SL_EXPECT(sl_init(list, GFP_KERNEL) == 0))
+		return 0;
+	if (!SL_EXPECT(sl_test_fill(list, leaves * SL_LEAF_KEYS, 1))) {
+		sl_test_destroy(list);
+		return 0;
+	}
+	/* The rebuilds the fill queued are over. */
+	flush_work(&list->dir_work);
+	return leaves * SL_LEAF_KEYS;
+}
+
+/* The first key of the leaf @n leaves from the one starting at @key. */
+static unsigned long sl_test_leaf_key(unsigned long key, long n)
+{
+	return key + n * SL_LEAF_KEYS * 16;
+}
+
+/* Remove the items of @n whole leaves from the one starting at @key. */
+static unsigned long sl_test_kill_leaves(struct sl_list *list,
+					 unsigned long key, long n)
+{
+	unsigned long k, removed = 0;
+
+	for (k = key; k < sl_test_leaf_key(key, n); k += 16)
+		removed += sl_test_remove(list, k);
+	return removed;
+}
+
+/* Let every grace period pass, the callbacks they free included. */
+static void sl_test_grace_periods(void)
+{
+	/* Twice: a free that waits two grace periods requeues itself. */
+	rcu_barrier();
+	rcu_barrier();
+}
+
+static struct {
+	unsigned long at;	/* fence of the last leaf the rebuild took */
+	unsigned long removed;
+} sl_chunk_kill;
+
+/*
+ * Between two chunks of a rebuild's fill, kill the last three leaves it
+ * took into the new directory and the first it has still to walk, and
+ * let every grace period pass.
+ */
+static void sl_chunk_kill_window(const struct sl_window_at *at)
+{
+	if (at->win != SL_WIN_DIR_CHUNK || sl_chunk_kill.at != ULONG_MAX ||
+	    !READ_ONCE(at->list->dir_building))
+		return;
+	sl_chunk_kill.at = at->key;
+	sl_chunk_kill.removed =
+		sl_test_kill_leaves(at->list, sl_test_leaf_key(at->key, -2), 4);
+	sl_test_grace_periods();
+}
+
+/*
+ * The directory's rebuild walks the leaves in chunks, each in a read-side
+ * section of its own, and keeps pointers to the leaves it took from one
+ * section to the next (directory.c).  Leaves it took that die between two
+ * chunks must not be freed, whatever grace periods pass, until it has
+ * swept them out of the directory it publishes (AddressSanitizer sees the
+ * sweep read freed memory otherwise); then the directory names none of
+ * them, and every search still finds what it must.
+ */
+static void test_directory_chunks(void)
+{
+	unsigned long n, i, bad = 0, at;
+	struct sl_list list;
+
+	n = sl_test_chunked_list(&list);
+	if (!n)
+		return;
+	sl_chunk_kill.at = ULONG_MAX;
+	sl_window_hook = sl_chunk_kill_window;
+	queue_work(system_unbound_wq, &list.dir_work);
+	flush_work(&list.dir_work);
+	sl_window_hook = NULL;
+	at = sl_chunk_kill.at;
+	if (!SL_EXPECT(at != ULONG_MAX)) {
+		sl_test_destroy(&list);
+		return;
+	}
+	SL_EXPECT(sl_chunk_kill.removed == 4 * SL_LEAF_KEYS);
+	SL_EXPECT(rcu_access_pointer(list.dir));
+	SL_EXPECT(sl_check(&list) == 0);
+	for (i = 0; i < n; i++) {
+		bool gone = i * 16 >= sl_test_leaf_key(at, -2) &&
+			    i * 16 < sl_test_leaf_key(at, 2);
+
+		bad += sl_test_lookup(&list, i * 16 + 7) !=
+		       (gone ? ULONG_MAX : i * 16);
+	}
+	SL_EXPECT(bad == 0);
+	sl_test_destroy(&list);
+}
+
+/*
+ * The end of a rebuild against a leaf dying as it ends: the leaf saw the
+ * rebuild running, and the rebuild has emptied its queue of dying leaves
+ * before the leaf is on it.  The rebuild waits between two chunks until
+ * the leaf has seen it running; the leaf, in its window, waits for the
+ * rebuild to end.  The leaf must not stay on the queue.
+ */
+static int sl_straggler_state;	/* 1: rebuild waits, 2: leaf saw it, 3: done */
+
+static void sl_straggler_window(const struct sl_window_at *at)
+{
+	if (at->win == SL_WIN_DIR_CHUNK && READ_ONCE(sl_straggler_state) == 0 &&
+	    READ_ONCE(at->list->dir_building)) {
+		WRITE_ONCE(sl_straggler_state, 1);
+		while (READ_ONCE(sl_straggler_state) == 1)
+			cpu_relax();
+	} else if (at->win == SL_WIN_DIR_RETIRE &&
+		   READ_ONCE(sl_straggler_state) == 1) {
+		WRITE_ONCE(sl_straggler_state, 2);
+		/* No grace period to wait for: the rebuild ends meanwhile. */
+		flush_work(&at->list->dir_work);
+		WRITE_ONCE(sl_straggler_state, 3);
+	}
+}
+
+static void test_directory_straggler(void)
+{
+	struct sl_list list;
+	unsigned long n;
+
+	n = sl_test_chunked_list(&list);
+	if (!n)
+		return;
+	sl_straggler_state = 0;
+	sl_window_hook = sl_straggler_window;
+	queue_work(system_unbound_wq, &list.dir_work);
+	while (READ_ONCE(sl_straggler_state) == 0)
+		cpu_relax();
+	/* The leaf in the middle of the list dies while the rebuild waits. */
+	SL_EXPECT(sl_test_kill_leaves(&list, sl_test_leaf_key(0, n / SL_LEAF_KEYS / 2),
+				      1) == SL_LEAF_KEYS);
+	sl_window_hook = NULL;
+	SL_EXPECT(sl_straggler_state == 3);
+	flush_work(&list.dir_work);
+	SL_EXPECT(!READ_ONCE(list.dir_dying.first));
+	SL_EXPECT(sl_check(&list) == 0);
+	sl_test_destroy(&list);
+}
+
+static struct {
+	unsigned long from;	/* where the second chunk starts */
+	unsigned long removed;
+} sl_stats_kill;
+
+/*
+ * Between the first two chunks of sl_stats(), kill the last leaf it
+ * counted and the first it has still to count, and let every grace
+ * period pass.
+ */
+static void sl_stats_kill_window(const struct sl_window_at *at)
+{
+	if (at->win != SL_WIN_STATS_CHUNK || sl_stats_kill.from != ULONG_MAX)
+		return;
+	sl_stats_kill.from = at->key;
+	sl_stats_kill.removed =
+		sl_test_kill_leaves(at->list, sl_test_leaf_key(at->key, -1), 2);
+	sl_test_grace_periods();
+}
+
+/*
+ * sl_stats() walks in chunks, each in a read-side section of its own, and
+ * starts each chunk with a fresh search: the leaves it stood on between
+ * two chunks may be freed meanwhile (AddressSanitizer).  It counts each
+ * range of keys once, as it was when the walk passed: the slots of the
+ * leaf counted last went after it was counted, and count; those of the
+ * leaf after it went before, and do not.
+ */
+static void test_stats_chunks(void)
+{
+	struct sl_stats before, after;
+	struct sl_list list;
+	unsigned long n;
+
+	n = sl_test_chunked_list(&list);
+	if (!n)
+		return;
+	sl_stats(&list, &before);
+	sl_stats_kill.from = ULONG_MAX;
+	sl_window_hook = sl_stats_kill_window;
+	sl_stats(&list, &after);
+	sl_window_hook = NULL;
+	SL_EXPECT(sl_stats_kill.from == sl_test_leaf_key(0, SL_ATOMIC_LEAVES));
+	SL_EXPECT(sl_stats_kill.removed == 2 * SL_LEAF_KEYS);
+	SL_EXPECT(before.items == n);
+	SL_EXPECT(after.items == n - SL_LEAF_KEYS);
+	SL_EXPECT(after.leaves == before.leaves - 1);
+	SL_EXPECT(sl_test_items(&list) == n - 2 * SL_LEAF_KEYS);
+	SL_EXPECT(sl_check(&list) == 0);
+	sl_test_destroy(&list);
+}
+
+/*
+ * The directory is memory the list's user makes the rebuild allocate, on
+ * a worker thread of its own: with __GFP_ACCOUNT at sl_init(), it is
+ * charged to the creator's memory cgroup, which the list holds a
+ * reference to until it is destroyed; without, to nobody.
+ */
+static void test_directory_memcg(void)
+{
+	struct mem_cgroup creator = {}, other = {};
+	struct sl_list list;
+	long charged;
+	bool ok;
+
+	shim_task_memcg = &creator;
+	ok = SL_EXPECT(sl_init(&list, GFP_KERNEL_ACCOUNT) == 0);
+	shim_task_memcg = &other;
+	if (!ok)
+		return;
+	SL_EXPECT(creator.refs == 1);
+	charged = creator.charged;
+	SL_EXPECT(sl_test_fill(&list, 256 * SL_LEAF_KEYS, 1));
+	flush_work(&list.dir_work);
+	SL_EXPECT(rcu_access_pointer(list.dir));
+	SL_EXPECT(creator.charged > charged);
+	SL_EXPECT(other.charged == 0);
+	sl_test_destroy(&list);
+	SL_EXPECT(creator.refs == 0);
+
+	charged = creator.charged;
+	shim_task_memcg = &creator;
+	ok = SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0);
+	shim_task_memcg = NULL;
+	if (!ok)
+		return;
+	SL_EXPECT(sl_test_fill(&list, 256 * SL_LEAF_KEYS, 1));
+	flush_work(&list.dir_work);
+	SL_EXPECT(rcu_access_pointer(list.dir));
+	SL_EXPECT(creator.charged == charged && creator.refs == 0);
+	sl_test_destroy(&list);
+}
 #endif
 
 #ifdef __KERNEL__
@@ -2450,6 +2701,10 @@ static const struct sl_test_case sl_test_cases[] = {
 	{ "gap_search_link", test_gap_search_link },
 	{ "nesting_link", test_nesting_link },
 	{ "nesting_unlink", test_nesting_unlink },
+	{ "directory_chunks", test_directory_chunks },
+	{ "directory_straggler", test_directory_straggler },
+	{ "stats_chunks", test_stats_chunks },
+	{ "directory_memcg", test_directory_memcg },
 #endif
 #ifdef __KERNEL__
 	/* Timers, tasklets and kthreads: the kernel's own contexts. */

@@ -62,6 +62,16 @@ enum sl_window {
 	 * space (gap.c).
 	 */
 	SL_WIN_GAP_TIGHTEN,
+	/*
+	 * A rebuild's walk of level 0 left its read-side section between two
+	 * chunks; @key is the fence of the last leaf it took (directory.c).
+	 */
+	SL_WIN_DIR_CHUNK,
+	/*
+	 * A dying leaf (@leaf) saw a rebuild running and has not queued
+	 * itself for it yet (directory.c).
+	 */
+	SL_WIN_DIR_RETIRE,
 	/* A rebuild filled a new directory and has not published it. */
 	SL_WIN_DIR_FILLED,
 	/*
@@ -80,6 +90,11 @@ enum sl_window {
 	 * the CPU whose caches it looks at next (range_alloc.c).
 	 */
 	SL_WIN_RANGE_RECLAIM_STEP,
+	/*
+	 * sl_stats() left its read-side section between two chunks; it has
+	 * counted the slots below @key (list.c).
+	 */
+	SL_WIN_STATS_CHUNK,
 	SL_WIN_NR
 };
 

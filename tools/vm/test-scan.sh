@@ -9,6 +9,8 @@ trap 'rm -rf "$dir"' EXIT
 vmrun=$(dirname "$0")/vm-run
 clean='[    1.79] PCI: Using host bridge windows from ACPI; if necessary, use "pci=nocrs" and report a bug
 [    0.11] ** If you see this message and you are not debugging    **
+[    0.00] 	RCU CPU stall warnings timeout set to 3 (rcu_cpu_stall_timeout).
+[    0.00] Kernel command line: preempt=full watchdog_thresh=1 rcupdate.rcu_cpu_stall_timeout=3
 [   37.67] skiplist: loading out-of-tree module taints kernel.
 [   47.09] test_skiplist: 359 of 359 tests passed'
 judge() {
@@ -45,6 +47,9 @@ BUG skiplist_leaf_2: Redzone overwritten
 INFO: Object padding overwritten
 INFO: task insmod:301 blocked for more than 120 seconds.
 rcu: INFO: rcu_sched self-detected stall on CPU
+rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:
+rcu: INFO: rcu_preempt detected expedited stalls on CPUs/tasks: { P301 } 3001 jiffies s: 73 root: 0x0/T
+watchdog: BUG: soft lockup - CPU#1 stuck for 3s! [whole_index:301]
 kmem_cache_destroy skiplist_leaf_1: Slab cache still has objects when called from sl_caches_exit
 UBSAN: array-index-out-of-bounds in skiplist/search.c:501:10
 Kernel panic - not syncing: Fatal exception

@@ -232,6 +232,16 @@ static void reader_op(struct thread *t)
 	struct sl_iter iter;
 	u64 call;
 
+	if (r >= 99) {
+		struct sl_stats stats;
+
+		/*
+		 * Walks the list while writers change it, in chunks that
+		 * leave their read-side sections: must not crash.
+		 */
+		sl_stats(&list, &stats);
+		return;
+	}
 	rcu_read_lock();
 	if (r < 50) {
 		call = tick();
@@ -255,7 +265,7 @@ static void reader_op(struct thread *t)
 		if (slot && (item_check(slot), sl_slot_last(slot) < a ||
 			     slot->key >= b))
 			shim_die(__FILE__, __LINE__, "first_overlap: no overlap");
-	} else if (r < 99) {
+	} else {
 		bool forward = r < 90;
 
 		sl_iter_start(&iter, &list, key);
@@ -270,11 +280,6 @@ static void reader_op(struct thread *t)
 				shim_die(__FILE__, __LINE__, "iteration out of order");
 			prev = slot->key;
 		}
-	} else {
-		struct sl_stats stats;
-
-		/* Walks the list while writers change it: must not crash. */
-		sl_stats(&list, &stats);
 	}
 	rcu_read_unlock();
 }

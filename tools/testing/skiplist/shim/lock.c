@@ -15,6 +15,7 @@ __thread unsigned long shim_cond_resched_calls;
  */
 void shim_cond_resched(void)
 {
+	might_sleep();
 	SHIM_ASSERT(!shim_locks_held && !shim_rwlocks_held &&
 		    !shim_local_locks_held && !shim_rcu_depth,
 		    "cond_resched() in an atomic section or an RCU reader");

@@ -187,6 +187,7 @@ extern __thread unsigned long shim_cond_resched_calls;
 void shim_cond_resched(void);
 #define cond_resched()	({ shim_cond_resched(); 0; })
 
+
 /*
  * Sequence counts tied to a spinlock or to a rwlock.  Writers must hold the
  * lock (checked; for a rwlock, held for writing: a sequence count written

@@ -5,6 +5,7 @@
 #include "slab.h"
 #include "lock.h"
 #include "rcu.h"
+#include "memcg.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SHIM_ASAN 1
@@ -303,6 +304,17 @@ void kmem_cache_destroy(struct kmem_cache *cache)
 }
 #endif
 
+__thread struct mem_cgroup *shim_task_memcg;
+__thread struct mem_cgroup *shim_active_memcg;
+
+void shim_memcg_charge(void)
+{
+	struct mem_cgroup *memcg = shim_active_memcg ?: shim_task_memcg;
+
+	if (memcg)
+		__atomic_add_fetch(&memcg->charged, 1, __ATOMIC_RELAXED);
+}
+
 /* kmalloc keeps the size in front of the object. */
 static long shim_kmalloc_count;
 
@@ -318,6 +330,8 @@ void *kmalloc(size_t size, gfp_t gfp)
 	if (!hdr)
 		return NULL;
 	hdr[0] = size;
+	if (gfp & __GFP_ACCOUNT)
+		shim_memcg_charge();
 	memset(hdr + 2, (gfp & __GFP_ZERO) ? 0 : 0xa5, size);
 	__atomic_add_fetch(&shim_kmalloc_count, 1, __ATOMIC_SEQ_CST);
 	return hdr + 2;

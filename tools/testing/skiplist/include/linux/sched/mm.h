@@ -2,3 +2,4 @@
 /* Userspace shim: see tools/testing/skiplist/shim/. */
 #include "../../../shim/slab.h"
 #include "../../../shim/lock.h"
+#include "../../../shim/memcg.h"
