@@ -2185,6 +2185,200 @@ static void test_nesting_unlink(void)
 }
 
 /*
+ * Twin fences: a leaf born with the lower fence of a dead leaf that is
+ * still in its tower.  Leaves H (the head), P, D, A and S, D and S 2 tall,
+ * the others 1; D down to its first key, at its fence F.
+ *  - T1 deletes that key: D merges into P and T1 stops before unlinking D
+ *    (SL_WIN_DELETE_UNLOCKED), interrupts off, D still at level 1;
+ *  - T2 inserts F again past P's last key: P, full, splits at its end and
+ *    the new leaf X, 2 tall, has D's fence.  Its linker stops before the
+ *    first leaf at level 1 whose fence is not below its own, D, so it
+ *    waits for nothing: level 1 is H, X, D, S.  T2's lookup of A's first
+ *    key enters D past X (its cached fence is F) and finds the key above
+ *    D's frozen upper fence: from there it must descend again below F
+ *    (SL_WIN_SEARCH_HOP on D).  With @kill_x, T2 then deletes F: X merges
+ *    into P, and X's unlink, interrupts off, must not wait for D after it;
+ *  - then T1 goes on, and unlinks D from behind X (H when X is gone): at
+ *    D's level, the search for D's predecessor walks past a leaf with the
+ *    same fence (sl_find_pred()), or it never finds D and spins.
+ * A thread that makes no progress in SL_TWIN_SECONDS is a deadlock (it
+ * cannot be joined): the test dies naming the step.
+ */
+#define SL_TWIN_SECONDS	10
+
+static struct {
+	struct sl_list list;
+	struct sl_leaf *dead;		/* D */
+	unsigned long fence;		/* F, D's lower fence and X's */
+	unsigned long a_key;		/* A's first key */
+	bool kill_x;
+	int killer_stalled, killer_go, killer_done, ops_done;
+	int hops;			/* T2's searches sent on from D */
+	bool x_before_d, x_gone;	/* level 1 as T2 left it */
+} sl_twin;
+
+static __thread bool sl_twin_is_killer;
+
+/* Wait for @flag, at most SL_TWIN_SECONDS; false if it never came. */
+static bool sl_twin_wait(int *flag)
+{
+	struct timespec now, end;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += SL_TWIN_SECONDS;
+	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > end.tv_sec ||
+		    (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+			return false;
+		sched_yield();
+	}
+	return true;
+}
+
+static void sl_twin_window(const struct sl_window_at *at)
+{
+	if (at->leaf != sl_twin.dead)
+		return;
+	if (at->win == SL_WIN_DELETE_UNLOCKED && sl_twin_is_killer) {
+		__atomic_store_n(&sl_twin.killer_stalled, 1, __ATOMIC_RELEASE);
+		while (!__atomic_load_n(&sl_twin.killer_go, __ATOMIC_ACQUIRE))
+			sched_yield();
+	} else if (at->win == SL_WIN_SEARCH_HOP && !sl_twin_is_killer) {
+		sl_twin.hops++;
+	}
+}
+
+static void *sl_twin_killer(void *arg)
+{
+	shim_rcu_register();
+	sl_twin_is_killer = true;
+	SL_EXPECT(sl_test_remove(&sl_twin.list, sl_twin.fence));
+	__atomic_store_n(&sl_twin.killer_done, 1, __ATOMIC_RELEASE);
+	shim_rcu_unregister();
+	return NULL;
+}
+
+/* Level 1 of the list, from the head: whether it runs H, X, D. */
+static bool sl_twin_level1(struct sl_leaf **x)
+{
+	struct sl_leaf *head = sl_twin.list.head, *first;
+	bool ok;
+
+	rcu_read_lock();
+	first = rcu_dereference(sl_up(head, 1)->next);
+	*x = first;
+	ok = first && first != sl_twin.dead && first->lo == sl_twin.fence &&
+	     !READ_ONCE(first->dead) &&
+	     rcu_dereference(sl_up(first, 1)->next) == sl_twin.dead;
+	rcu_read_unlock();
+	return ok;
+}
+
+static void *sl_twin_ops(void *arg)
+{
+	struct sl_list *list = &sl_twin.list;
+	struct sl_leaf *x;
+
+	shim_rcu_register();
+	sl_test_next_height = 2;
+	SL_EXPECT(sl_test_insert(list, sl_twin.fence, 8) == 0);
+	sl_twin.x_before_d = sl_twin_level1(&x);
+	SL_EXPECT(sl_test_lookup(list, sl_twin.a_key) == sl_twin.a_key);
+	SL_EXPECT(sl_test_lookup(list, sl_twin.fence + 4) == sl_twin.fence);
+	SL_EXPECT(sl_test_lookup(list, sl_twin.fence - 12) ==
+		  sl_twin.fence - 16);
+	if (sl_twin.kill_x) {
+		SL_EXPECT(sl_test_remove(list, sl_twin.fence));
+		rcu_read_lock();
+		sl_twin.x_gone = rcu_dereference(sl_up(list->head, 1)->next) ==
+				 sl_twin.dead;
+		rcu_read_unlock();
+		SL_EXPECT(sl_test_lookup(list, sl_twin.a_key) == sl_twin.a_key);
+		SL_EXPECT(sl_test_lookup(list, sl_twin.fence) == ULONG_MAX);
+	}
+	__atomic_store_n(&sl_twin.ops_done, 1, __ATOMIC_RELEASE);
+	shim_rcu_unregister();
+	return NULL;
+}
+
+static void sl_twin_run(bool kill_x)
+{
+	const unsigned long k = SL_LEAF_KEYS;
+	struct sl_list *list = &sl_twin.list;
+	struct sl_leaf *head, *next;
+	struct sl_stats stats;
+	pthread_t t1, t2;
+	unsigned long i;
+	bool ok = true;
+
+	memset(&sl_twin, 0, sizeof(sl_twin));
+	sl_twin.kill_x = kill_x;
+	if (!SL_EXPECT(sl_init(list, GFP_KERNEL) == 0))
+		return;
+	/* H, P, D, A, S: each fill's first insert splits the last leaf. */
+	ok &= sl_nest_fill(list, 0, k, 0);
+	ok &= sl_nest_fill(list, k, 2 * k, 1);
+	ok &= sl_nest_fill(list, 2 * k, 3 * k, 2);
+	ok &= sl_nest_fill(list, 3 * k, 4 * k, 1);
+	ok &= sl_nest_fill(list, 4 * k, 5 * k, 2);
+	/* P and A full: D shrinks to its first key without merging. */
+	for (i = 2 * k + 1; i < 3 * k; i++)
+		ok &= sl_test_remove(list, i * 16);
+	sl_stats(list, &stats);
+	if (!SL_EXPECT(ok && stats.leaves == 5 && stats.height[1] == 2 &&
+		       !rcu_access_pointer(list->dir))) {
+		sl_test_destroy(list);
+		return;
+	}
+	sl_twin.fence = 2 * k * 16;
+	sl_twin.a_key = 3 * k * 16;
+	rcu_read_lock();
+	sl_twin.dead = rcu_dereference(sl_up(list->head, 1)->next);
+	rcu_read_unlock();
+	SL_EXPECT(sl_twin.dead->lo == sl_twin.fence && sl_twin.dead->nr == 1);
+
+	sl_window_hook = sl_twin_window;
+	pthread_create(&t1, NULL, sl_twin_killer, NULL);
+	SHIM_ASSERT(sl_twin_wait(&sl_twin.killer_stalled),
+		    "twin_fence: T1 never reached D's unlink");
+	pthread_create(&t2, NULL, sl_twin_ops, NULL);
+	SHIM_ASSERT(sl_twin_wait(&sl_twin.ops_done),
+		    "twin_fence: T2 waits for T1, stopped before D's unlink");
+	__atomic_store_n(&sl_twin.killer_go, 1, __ATOMIC_RELEASE);
+	SHIM_ASSERT(sl_twin_wait(&sl_twin.killer_done),
+		    "twin_fence: T1 never unlinks D from behind its twin");
+	pthread_join(t2, NULL);
+	pthread_join(t1, NULL);
+	sl_window_hook = NULL;
+
+	SL_EXPECT(sl_twin.x_before_d);
+	SL_EXPECT(sl_twin.hops >= 1);
+	SL_EXPECT(sl_twin.x_gone == kill_x);
+	/* Level 1 is H, X, S, or H, S. */
+	head = list->head;
+	rcu_read_lock();
+	next = rcu_dereference(sl_up(head, 1)->next);
+	if (!kill_x && next && next->lo == sl_twin.fence)
+		next = rcu_dereference(sl_up(next, 1)->next);
+	SL_EXPECT(next && next->lo == 4 * k * 16);
+	rcu_read_unlock();
+	SL_EXPECT(sl_test_items(list) == 4 * k + !kill_x);
+	SL_EXPECT(sl_test_lookup(list, sl_twin.fence) ==
+		  (kill_x ? ULONG_MAX : sl_twin.fence));
+	SL_EXPECT(sl_test_lookup(list, sl_twin.a_key) == sl_twin.a_key);
+	SL_EXPECT(sl_check(list) == 0);
+	sl_test_destroy(list);
+}
+
+/* D unlinked from behind its live twin X, and after X died. */
+static void test_twin_fence(void)
+{
+	sl_twin_run(false);
+	sl_twin_run(true);
+}
+
+/*
  * A list of whole leaves for the chunked walks: keys 16 apart, inserted in
  * order, so that each leaf holds SL_LEAF_KEYS of them and leaf j starts at
  * key j * SL_LEAF_KEYS * 16; four chunks of leaves at least, and enough
@@ -2701,6 +2895,7 @@ static const struct sl_test_case sl_test_cases[] = {
 	{ "gap_search_link", test_gap_search_link },
 	{ "nesting_link", test_nesting_link },
 	{ "nesting_unlink", test_nesting_unlink },
+	{ "twin_fence", test_twin_fence },
 	{ "directory_chunks", test_directory_chunks },
 	{ "directory_straggler", test_directory_straggler },
 	{ "stats_chunks", test_stats_chunks },
