@@ -223,8 +223,9 @@ REPORT_ARGS ?= --readme $(TOP)/README.md
 $(BUILD)/bench-obj/fast/skiplist_impl.o: tools/bench/user/skiplist_impl.c $(wildcard skiplist/*.h)
 	$(CC) $(FAST_CFLAGS) -Itools/bench/user -c -o $@ $<
 
-$(BUILD)/bench-obj/%/skiplist_extras: tools/bench/user/skiplist_extras.c $(wildcard skiplist/*.h)
-	$(CC) $($(shell echo $* | tr a-z A-Z)_CFLAGS) -o $@ $< \
+$(BUILD)/bench-obj/%/skiplist_extras: tools/bench/user/skiplist_extras.c \
+		tools/bench/kernel/keyset.h $(wildcard skiplist/*.h)
+	$(CC) $($(shell echo $* | tr a-z A-Z)_CFLAGS) -Itools/bench/kernel -o $@ $< \
 		$($(shell echo $* | tr a-z A-Z)_OBJS) -lurcu -lpthread
 
 $(BUILD)/bench-obj/loads/skiplist_extras: $(LOADS_OBJS)
@@ -373,8 +374,9 @@ $(BUILD)/bench-obj/k$(1)/skiplist_impl.o: tools/bench/user/skiplist_impl.c $(wil
 $(BUILD)/bench-obj/k$(1)/bench_user: bench-build $$(K$(1)_OBJS) $(BUILD)/bench-obj/k$(1)/skiplist_impl.o
 	$$(CXX) -pthread -o $$@ $$(DRIVER_OBJS) $$(K$(1)_OBJS) $(BUILD)/bench-obj/k$(1)/skiplist_impl.o \
 		-lurcu-qsbr -ltbb -lcds -lpthread
-$(BUILD)/bench-obj/k$(1)/skiplist_extras: tools/bench/user/skiplist_extras.c $$(K$(1)_OBJS)
-	$$(CC) $$(K$(1)_CFLAGS) -o $$@ $$< $$(K$(1)_OBJS) -lurcu-qsbr -lpthread
+$(BUILD)/bench-obj/k$(1)/skiplist_extras: tools/bench/user/skiplist_extras.c \
+		tools/bench/kernel/keyset.h $$(K$(1)_OBJS)
+	$$(CC) $$(K$(1)_CFLAGS) -Itools/bench/kernel -o $$@ $$< $$(K$(1)_OBJS) -lurcu-qsbr -lpthread
 endef
 $(foreach k,$(SWEEP_KEYS),$(eval $(call sweep_variant,$(k))))
 
