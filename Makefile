@@ -124,12 +124,12 @@ check-user:
 mutants:
 	$(PY) $(TOP)/tools/testing/skiplist/mutants.py
 
-# The benchmark must keep building and running: a tiny run of every index
-# and workload, and the rbtree peer's own test against a model.
+# The benchmark must keep building and running: a tiny run of every index,
+# workload and key set, and the rbtree peer's own test against a model.
 bench-smoke: bench-build bench-native-build
 	$(MAKE) -C tools/bench/user BUILD=$(BUILD)/bench-obj/driver rbtree_selftest
 	$(BUILD)/bench-obj/driver/bench_user --items 1000 --threads 1,2 \
-		--seconds 0.02 --rounds 1 --out $(BUILD)/bench/smoke > /dev/null
+		--seconds 0.01 --rounds 1 --out $(BUILD)/bench/smoke > /dev/null
 	mkdir -p $(BUILD)/bench/smoke
 	$(NATIVE_OBJ)/sl_bench_native --items 1024 --threads 1,2 --cell-ms 20 \
 		--rounds 1 > $(BUILD)/bench/smoke/alloc-native.txt
@@ -217,8 +217,9 @@ $(eval $(call sl_flavour,NOSKIP,$(BUILD)/bench-obj/noskip,-O2 -DSHIM_FAST -DSL_C
 
 BENCH_DIR := $(BUILD)/bench
 BENCH_ARGS ?=
-# A full run rewrites the README's benchmark section; a quick one does not.
-REPORT_ARGS ?= --readme $(TOP)/README.md
+# A full run rewrites the README's benchmark section and the goals in
+# Documentation/skiplist.rst; a quick one does not.
+REPORT_ARGS ?= --readme $(TOP)/README.md --doc $(TOP)/Documentation/skiplist.rst
 
 $(BUILD)/bench-obj/fast/skiplist_impl.o: tools/bench/user/skiplist_impl.c $(wildcard skiplist/*.h)
 	$(CC) $(FAST_CFLAGS) -Itools/bench/user -c -o $@ $<
@@ -263,6 +264,9 @@ bench-user: setup bench-build
 # emulation (Documentation/extent.rst, "Benchmarks").
 BENCH_KERNEL_ARGS ?=
 BENCH_KERNEL_ITEMS ?= 1024,65536,1048576
+# A full run rewrites the BENCH-KERNEL sections of the README and of
+# Documentation/extent.rst; BENCH_KERNEL_REPORT_ARGS= leaves them alone.
+BENCH_KERNEL_REPORT_ARGS ?= --readme $(TOP)/README.md --doc $(TOP)/Documentation/extent.rst
 bench-kernel: setup
 	$(MAKE) modules SL_KEY_LOADS=0
 	rm -rf $(BENCH_DIR)/kernel-vm
@@ -273,7 +277,8 @@ bench-kernel: setup
 		SL_BENCH_ITEMS=$(BENCH_KERNEL_ITEMS) tools/bench/kernel/guest-bench-kernel.sh \
 		$(BENCH_DIR)/kernel-vm $(BENCH_KERNEL_ARGS) && \
 	$(PY) tools/bench/kernel/report.py $(BENCH_DIR)/kernel-vm/results.txt \
-		--out $(BENCH_DIR) --wall-seconds $$(($$(date +%s) - start))
+		--out $(BENCH_DIR) --wall-seconds $$(($$(date +%s) - start)) \
+		$(BENCH_KERNEL_REPORT_ARGS)
 	@cat $(BENCH_DIR)/kernel.md
 
 # The IOMMU demo: sl_iommu.ko with one 64 MiB RAM device per IOVA
@@ -398,10 +403,12 @@ bench-leaf-sweep: setup $(foreach k,$(SWEEP_KEYS),$(BUILD)/bench-obj/k$(k)/bench
 bench-tcg-profile: setup
 	$(TOP)/tools/bench/kernel/tcg-profile.sh
 
+# CACHESIM_KEYSET picks the key set (tools/bench/kernel/keyset.h).
+CACHESIM_KEYSET ?= even
 bench-lookup-cachesim: setup bench-build
 	@command -v valgrind >/dev/null || { echo "valgrind missing: run 'make setup'"; exit 1; }
 	$(PY) tools/bench/user/lookup_cachesim.py $(BUILD)/bench-obj/driver/bench_user \
-		--impls skiplist,maple,rbtree-rw --out $(BENCH_DIR)
+		--impls skiplist,maple,rbtree-rw --keyset $(CACHESIM_KEYSET) --out $(BENCH_DIR)
 
 bench-user-quick:
 	$(MAKE) bench-user BENCH_ARGS=--quick EXTRAS_ARGS="--items 1000,65536" \
