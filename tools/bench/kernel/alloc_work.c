@@ -58,6 +58,7 @@
 #include <linux/ktime.h>
 #include <linux/log2.h>
 #include <linux/math64.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include "bench.h"
@@ -329,11 +330,15 @@ int bench_alloc_frag(const struct bench_config *cfg,
 	ret = bench_frag_layout(&x, items, misaligned);
 	if (ret)
 		goto out;
+	/* The layout's frees past a grace period are not the cell's. */
+	rcu_barrier();
 	cell->body = bench_w_frag;
 	cell->arg = &x;
 	cell->threads = 1;
 	ret = bench_cell_measure(cell, cfg, cfg->seed, &sum);
 	ops->destroy(x.ba);
+	/* As after an index pass: the next cell should not pay for these. */
+	rcu_barrier();
 	if (ret)
 		goto out;
 	bench_result(misaligned ? "frag-align" : "frag", ops->name, items, &sum,

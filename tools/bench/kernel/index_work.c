@@ -30,6 +30,7 @@
 #include <linux/err.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include "bench.h"
@@ -439,6 +440,11 @@ out:
 	if (x)
 		for (i = 0; i < nr; i++)
 			bench_index_teardown(&x[i]);
+	/*
+	 * Millions of nodes and leaves go to RCU here; let them be freed now,
+	 * not in softirqs on the CPUs of the next pass's cells.
+	 */
+	rcu_barrier();
 	kfree(cell);
 	kfree(medians);
 	kfree(args);
