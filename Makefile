@@ -129,12 +129,12 @@ check-user:
 mutants:
 	$(PY) $(TOP)/tools/testing/skiplist/mutants.py
 
-# The benchmark must keep building and running: a tiny run of every index
-# and workload, and the rbtree peer's own test against a model.
+# The benchmark must keep building and running: a tiny run of every index,
+# workload and key set, and the rbtree peer's own test against a model.
 bench-smoke: bench-build bench-native-build
 	$(MAKE) -C tools/bench/user BUILD=$(BUILD)/bench-obj/driver rbtree_selftest
 	$(BUILD)/bench-obj/driver/bench_user --items 1000 --threads 1,2 \
-		--seconds 0.02 --rounds 1 --out $(BUILD)/bench/smoke > /dev/null
+		--seconds 0.01 --rounds 1 --out $(BUILD)/bench/smoke > /dev/null
 	mkdir -p $(BUILD)/bench/smoke
 	$(NATIVE_OBJ)/sl_bench_native --items 1024 --threads 1,2 --cell-ms 20 \
 		--rounds 1 > $(BUILD)/bench/smoke/alloc-native.txt
@@ -250,14 +250,16 @@ $(eval $(call sl_flavour,NOSKIP,$(BUILD)/bench-obj/noskip,-O2 -DSHIM_FAST -DSL_C
 
 BENCH_DIR := $(BUILD)/bench
 BENCH_ARGS ?=
-# A full run rewrites the README's benchmark section; a quick one does not.
-REPORT_ARGS ?= --readme $(TOP)/README.md
+# A full run rewrites the README's benchmark section and the goals in
+# Documentation/skiplist.rst; a quick one does not.
+REPORT_ARGS ?= --readme $(TOP)/README.md --doc $(TOP)/Documentation/skiplist.rst
 
 $(BUILD)/bench-obj/fast/skiplist_impl.o: tools/bench/user/skiplist_impl.c $(wildcard skiplist/*.h)
 	$(CC) $(FAST_CFLAGS) -Itools/bench/user -c -o $@ $<
 
-$(BUILD)/bench-obj/%/skiplist_extras: tools/bench/user/skiplist_extras.c $(wildcard skiplist/*.h)
-	$(CC) $($(shell echo $* | tr a-z A-Z)_CFLAGS) -o $@ $< \
+$(BUILD)/bench-obj/%/skiplist_extras: tools/bench/user/skiplist_extras.c \
+		tools/bench/kernel/keyset.h $(wildcard skiplist/*.h)
+	$(CC) $($(shell echo $* | tr a-z A-Z)_CFLAGS) -Itools/bench/kernel -o $@ $< \
 		$($(shell echo $* | tr a-z A-Z)_OBJS) -lurcu -lpthread
 
 $(BUILD)/bench-obj/loads/skiplist_extras: $(LOADS_OBJS)
@@ -287,25 +289,31 @@ bench-user: setup bench-build
 
 # In-kernel benchmark: sl_bench.ko runs every index and allocator workload
 # in Debian's 6.1 kernel in a VM (tools/bench/kernel/README), with slab
-# debugging off, since it would weigh on every allocation.  About 5 minutes
-# under software emulation.  BENCH_KERNEL_ARGS go to sl_bench.ko (e.g.
+# debugging off, since it would weigh on every allocation.  About 20
+# minutes under software emulation.  BENCH_KERNEL_ARGS go to sl_bench.ko (e.g.
 # cell_ms=200 threads=1,2); BENCH_KERNEL_ITEMS are the item counts.  The
 # modules are built without key-load counting (SL_KEY_LOADS=0), a
 # diagnostic that costs lookups about a third of their speed under
 # emulation (Documentation/extent.rst, "Benchmarks").
 BENCH_KERNEL_ARGS ?=
 BENCH_KERNEL_ITEMS ?= 1024,65536,1048576
+# A full run rewrites the BENCH-KERNEL sections of the README and of
+# Documentation/extent.rst; BENCH_KERNEL_REPORT_ARGS= leaves them alone.
+BENCH_KERNEL_REPORT_ARGS ?= --readme $(TOP)/README.md --doc $(TOP)/Documentation/extent.rst
+# About 20 minutes on a quiet host; a loaded one takes two or three times.
+BENCH_KERNEL_TIMEOUT ?= 5400
 bench-kernel: setup
 	$(MAKE) modules SL_KEY_LOADS=0
 	rm -rf $(BENCH_DIR)/kernel-vm
 	mkdir -p $(BENCH_DIR)/kernel-vm
 	start=$$(date +%s); \
-	$(TOP)/tools/vm/vm-run --kernel 6.1 --timeout 2400 --append "slub_debug=-" \
-		--out $(BENCH_DIR)/kernel-vm -- \
+	$(TOP)/tools/vm/vm-run --kernel 6.1 --timeout $(BENCH_KERNEL_TIMEOUT) \
+		--append "slub_debug=-" --out $(BENCH_DIR)/kernel-vm -- \
 		SL_BENCH_ITEMS=$(BENCH_KERNEL_ITEMS) tools/bench/kernel/guest-bench-kernel.sh \
 		$(BENCH_DIR)/kernel-vm $(BENCH_KERNEL_ARGS) && \
 	$(PY) tools/bench/kernel/report.py $(BENCH_DIR)/kernel-vm/results.txt \
-		--out $(BENCH_DIR) --wall-seconds $$(($$(date +%s) - start))
+		--out $(BENCH_DIR) --wall-seconds $$(($$(date +%s) - start)) \
+		$(BENCH_KERNEL_REPORT_ARGS)
 	@cat $(BENCH_DIR)/kernel.md
 
 # The IOMMU demo: sl_iommu.ko with one 64 MiB RAM device per IOVA
@@ -406,8 +414,9 @@ $(BUILD)/bench-obj/k$(1)/skiplist_impl.o: tools/bench/user/skiplist_impl.c $(wil
 $(BUILD)/bench-obj/k$(1)/bench_user: bench-build $$(K$(1)_OBJS) $(BUILD)/bench-obj/k$(1)/skiplist_impl.o
 	$$(CXX) -pthread -o $$@ $$(DRIVER_OBJS) $$(K$(1)_OBJS) $(BUILD)/bench-obj/k$(1)/skiplist_impl.o \
 		-lurcu-qsbr -ltbb -lcds -lpthread
-$(BUILD)/bench-obj/k$(1)/skiplist_extras: tools/bench/user/skiplist_extras.c $$(K$(1)_OBJS)
-	$$(CC) $$(K$(1)_CFLAGS) -o $$@ $$< $$(K$(1)_OBJS) -lurcu-qsbr -lpthread
+$(BUILD)/bench-obj/k$(1)/skiplist_extras: tools/bench/user/skiplist_extras.c \
+		tools/bench/kernel/keyset.h $$(K$(1)_OBJS)
+	$$(CC) $$(K$(1)_CFLAGS) -Itools/bench/kernel -o $$@ $$< $$(K$(1)_OBJS) -lurcu-qsbr -lpthread
 endef
 $(foreach k,$(SWEEP_KEYS),$(eval $(call sweep_variant,$(k))))
 
@@ -429,10 +438,12 @@ bench-leaf-sweep: setup $(foreach k,$(SWEEP_KEYS),$(BUILD)/bench-obj/k$(k)/bench
 bench-tcg-profile: setup
 	$(TOP)/tools/bench/kernel/tcg-profile.sh
 
+# CACHESIM_KEYSET picks the key set (tools/bench/kernel/keyset.h).
+CACHESIM_KEYSET ?= even
 bench-lookup-cachesim: setup bench-build
 	@command -v valgrind >/dev/null || { echo "valgrind missing: run 'make setup'"; exit 1; }
 	$(PY) tools/bench/user/lookup_cachesim.py $(BUILD)/bench-obj/driver/bench_user \
-		--impls skiplist,maple,rbtree-rw --out $(BENCH_DIR)
+		--impls skiplist,maple,rbtree-rw --keyset $(CACHESIM_KEYSET) --out $(BENCH_DIR)
 
 bench-user-quick:
 	$(MAKE) bench-user BENCH_ARGS=--quick EXTRAS_ARGS="--items 1000,65536" \

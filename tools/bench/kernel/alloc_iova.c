@@ -156,6 +156,7 @@ static int bench_iv_reserve(struct bench_alloc *ba, unsigned long start,
 const struct bench_alloc_ops bench_alloc_iova = {
 	.name = "iova",
 	.top_down = true,
+	.size_align_only = true,
 	.init = bench_iv_init,
 	.destroy = bench_iv_destroy,
 	.alloc = bench_iv_alloc,
@@ -166,6 +167,7 @@ const struct bench_alloc_ops bench_alloc_iova = {
 const struct bench_alloc_ops bench_alloc_iova_fast = {
 	.name = "iova-fast",
 	.top_down = true,
+	.size_align_only = true,
 	.init = bench_iv_fast_init,
 	.destroy = bench_iv_destroy,
 	.alloc = bench_iv_alloc,

@@ -32,6 +32,23 @@
  * allocator's per-CPU caches (iova-fast) hand the same two units back
  * without any search, which is what they are for; the result says so.
  *
+ * frag-align: the same, but the space is cut so that every hole fits the
+ * request's size and none its alignment: n ranges of one unit at every
+ * even unit, one-unit holes at the odd ones, and the request one unit
+ * aligned to two, which only the far end holds.  A gap search that prunes
+ * by size alone visits every hole (the alignment-adversarial layout of
+ * issue 18; filling such a space one request at a time is quadratic):
+ *
+ *   top-down (rbtree)
+ *     [1, 2) reserved | gap [2, 4) | ranges at 4, 6, ... 4 + 2(n-1)
+ *   bottom-up (skiplist, maple)
+ *     ranges at 2, 4, ... 2n | gap [2n + 1, 2n + 4)
+ *
+ * (the gaps are wider than the request so that the maple tree's fallback,
+ * a search for size + align - 1 units, finds them too; the only even
+ * unit in each is 2, or 2n + 2).  The IOVA allocator aligns only to the
+ * size rounded up, so it cannot ask for this and sits it out.
+ *
  * ns_per_op is the whole operation; alloc_ns is the part spent inside the
  * allocation, timed around each call (so it includes reading the clock).
  */
@@ -41,6 +58,7 @@
 #include <linux/ktime.h>
 #include <linux/log2.h>
 #include <linux/math64.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include "bench.h"
@@ -57,7 +75,9 @@ struct bench_alloc_ctx {
 	struct bench_alloc *ba;
 	unsigned long start;
 	unsigned long end;		/* exclusive */
-	unsigned long gap;		/* frag: the far gap's first unit */
+	unsigned long gap;		/* frag: where the far request lands */
+	unsigned long req_size;		/* frag: the far request */
+	unsigned long req_align;
 	struct bench_range near;	/* frag: the near-end range */
 };
 
@@ -202,7 +222,7 @@ static void bench_w_frag(struct bench_thread *t)
 	t0 = ktime_get_ns();
 	while (!bench_stop(t) || t->ops < BENCH_FRAG_MIN_OPS) {
 		a0 = ktime_get_ns();
-		ret = x->ops->alloc(x->ba, BENCH_FRAG_REQ, BENCH_FRAG_REQ, &far);
+		ret = x->ops->alloc(x->ba, x->req_size, x->req_align, &far);
 		t->aux_ns += ktime_get_ns() - a0;
 		if (ret) {
 			t->errors++;
@@ -230,32 +250,37 @@ static void bench_w_frag(struct bench_thread *t)
  * allocator's search direction, the filler last: the IOVA allocator then
  * finds each place right below its cached node.
  */
-static int bench_frag_layout(struct bench_alloc_ctx *x, unsigned long n)
+static int bench_frag_layout(struct bench_alloc_ctx *x, unsigned long n,
+			     bool misaligned)
 {
 	const struct bench_alloc_ops *ops = x->ops;
-	unsigned long j, pos, filler, filler_size, near;
+	unsigned long j, pos, first, filler, filler_size, near;
 	struct bench_range r;
 	int ret;
 
 	x->start = 1;
+	x->req_size = misaligned ? 1 : BENCH_FRAG_REQ;
+	x->req_align = BENCH_FRAG_REQ;
 	if (ops->top_down) {
-		x->end = 8 + 2 * (n - 1) + 1;
-		x->gap = 6;
+		first = misaligned ? 4 : 8;
+		x->end = first + 2 * (n - 1) + 1;
+		x->gap = misaligned ? 2 : 6;
 		filler = 1;
-		filler_size = 5;
-		near = 8 + 2 * (n - 1);
+		filler_size = misaligned ? 1 : 5;
+		near = first + 2 * (n - 1);
 	} else {
+		first = misaligned ? 2 : 1;
 		x->end = 2 * n + 4;
 		x->gap = 2 * n + 2;
 		filler = 2 * n;
-		filler_size = 2;
-		near = 1;
+		filler_size = misaligned ? 0 : 2;
+		near = first;
 	}
 	x->ba = ops->init(x->start, x->end);
 	if (IS_ERR(x->ba))
 		return PTR_ERR(x->ba);
 	for (j = 0; j < n; j++) {
-		pos = ops->top_down ? 8 + 2 * (n - 1 - j) : 1 + 2 * j;
+		pos = ops->top_down ? first + 2 * (n - 1 - j) : first + 2 * j;
 		ret = ops->reserve(x->ba, pos, 1, &r);
 		if (ret) {
 			pr_err("%s: frag: reserving unit %lu failed: %d\n",
@@ -267,7 +292,7 @@ static int bench_frag_layout(struct bench_alloc_ctx *x, unsigned long n)
 		if (!(j % 1024))
 			cond_resched();
 	}
-	ret = ops->reserve(x->ba, filler, filler_size, &r);
+	ret = filler_size ? ops->reserve(x->ba, filler, filler_size, &r) : 0;
 	if (ret) {
 		pr_err("%s: frag: reserving [%lu, +%lu) failed: %d\n",
 		       ops->name, filler, filler_size, ret);
@@ -280,16 +305,19 @@ out:
 }
 
 /**
- * bench_alloc_frag() - the fragmented workload on one allocator
- * @cfg:   cell time, seed
- * @ops:   the allocator
- * @items: live one-unit ranges to lay out
+ * bench_alloc_frag() - a fragmented workload on one allocator
+ * @cfg:        cell time, seed
+ * @ops:        the allocator
+ * @items:      live one-unit ranges to lay out
+ * @misaligned: frag-align's layout (holes that fit the size and not the
+ *              alignment) rather than frag's (holes too small)
  *
  * Context: Process context; sleeps.
  * Return: 0 or -errno.
  */
 int bench_alloc_frag(const struct bench_config *cfg,
-		     const struct bench_alloc_ops *ops, unsigned long items)
+		     const struct bench_alloc_ops *ops, unsigned long items,
+		     bool misaligned)
 {
 	struct bench_alloc_ctx x = { .ops = ops };
 	struct bench_cell *cell;
@@ -299,17 +327,21 @@ int bench_alloc_frag(const struct bench_config *cfg,
 	cell = kzalloc(sizeof(*cell), GFP_KERNEL);
 	if (!cell)
 		return -ENOMEM;
-	ret = bench_frag_layout(&x, items);
+	ret = bench_frag_layout(&x, items, misaligned);
 	if (ret)
 		goto out;
+	/* The layout's frees past a grace period are not the cell's. */
+	rcu_barrier();
 	cell->body = bench_w_frag;
 	cell->arg = &x;
 	cell->threads = 1;
 	ret = bench_cell_measure(cell, cfg, cfg->seed, &sum);
 	ops->destroy(x.ba);
+	/* As after an index pass: the next cell should not pay for these. */
+	rcu_barrier();
 	if (ret)
 		goto out;
-	bench_result("frag", ops->name, items, &sum,
+	bench_result(misaligned ? "frag-align" : "frag", ops->name, items, &sum,
 		     "ns_per_op=%llu alloc_ns=%llu direction=%s",
 		     sum.ops ? div64_u64(sum.ns, sum.ops) : 0,
 		     sum.ops ? div64_u64(sum.aux_ns, sum.ops) : 0,

@@ -22,13 +22,10 @@
 #include <linux/kthread.h>
 #include <linux/completion.h>
 #include "skiplist.h"
+#include "keyset.h"
 
 #define BENCH_MAX_THREADS	64
 #define BENCH_MAX_ROUNDS	9
-
-/* Preloaded extents are [i << 4, (i << 4) + 8); extras fill the holes. */
-#define BENCH_KEY_SHIFT		4
-#define BENCH_ITEM_SIZE		8
 
 enum bench_workload {
 	BENCH_W_LOOKUP,		/* point lookup of a random preloaded key */
@@ -39,6 +36,7 @@ enum bench_workload {
 	BENCH_W_INSDEL,		/* inserts and deletes of extra extents */
 	BENCH_W_CHURN,		/* allocate and free, 64 live per thread */
 	BENCH_W_FRAG,		/* allocate in a fragmented space */
+	BENCH_W_FRAG_ALIGN,	/* the same, every hole misaligned */
 	BENCH_W_NR,
 };
 
@@ -70,6 +68,9 @@ struct bench_index {
  * @name:          as in the results and the indexes= parameter
  * @workloads:     mask of the workloads it supports
  * @exact_keys:    finds an extent only by its first key (the XArray)
+ * @even_only:     runs on the even key set only: its memory grows with
+ *                 the bits of the keys (the XArray, whose 64-bit random
+ *                 keys would each need a chain of nodes of their own)
  * @init:          a new empty index, or an ERR_PTR()
  * @destroy:       free the index (not the items); nothing runs on it
  * @insert:        add an item that is not in the index: 0 or -errno
@@ -87,6 +88,7 @@ struct bench_index_ops {
 	const char *name;
 	unsigned int workloads;
 	bool exact_keys;
+	bool even_only;
 	struct bench_index *(*init)(void);
 	void (*destroy)(struct bench_index *bi);
 	int (*insert)(struct bench_index *bi, struct bench_item *item);
@@ -128,8 +130,11 @@ struct bench_alloc {
  * @top_down: searches from the end of the space down (else from the start
  *            up); the fragmented workload puts the one fitting gap at the
  *            far end of that direction
- * @churn_only: left out of the fragmented workload, whose repeated request
+ * @churn_only: left out of the fragmented workloads, whose repeated request
  *            a cache of freed ranges would answer without any search
+ * @size_align_only: aligns only to the size rounded up to a power of two
+ *            (the IOVA allocator), so it cannot serve frag-align's one
+ *            unit aligned to two
  * @init:     a new allocator for [@start, @end), or an ERR_PTR()
  * @destroy:  free it and every range still allocated
  * @alloc:    @size units aligned to @align (a power of two): 0 or -errno
@@ -140,6 +145,7 @@ struct bench_alloc_ops {
 	const char *name;
 	bool top_down;
 	bool churn_only;
+	bool size_align_only;
 	struct bench_alloc *(*init)(unsigned long start, unsigned long end);
 	void (*destroy)(struct bench_alloc *ba);
 	int (*alloc)(struct bench_alloc *ba, unsigned long size,
@@ -242,15 +248,16 @@ struct bench_config {
 
 int bench_indexes_run(const struct bench_config *cfg,
 		      const struct bench_index_ops *const *ops, unsigned int nr,
-		      unsigned long items, unsigned int workloads,
-		      unsigned int *failures);
+		      unsigned int keyset, unsigned long items,
+		      unsigned int workloads, unsigned int *failures);
 void bench_failed(unsigned int *failures, const char *what,
 		  const char *impl, unsigned long n, int ret);
 int bench_alloc_churn(const struct bench_config *cfg,
 		      const struct bench_alloc_ops *const *ops, unsigned int nr,
 		      unsigned int *failures);
 int bench_alloc_frag(const struct bench_config *cfg,
-		     const struct bench_alloc_ops *ops, unsigned long items);
+		     const struct bench_alloc_ops *ops, unsigned long items,
+		     bool misaligned);
 
 /**
  * struct bench_sum - what a cell measured, over all its threads

@@ -8,14 +8,14 @@
 #   guest-bench-kernel.sh OUTDIR [PARAM=VALUE ...]
 #
 # The PARAMs go to every load of sl_bench.ko (cell_ms=, threads=,
-# indexes=, allocators=, seed=).  SL_BENCH_ITEMS (default
+# indexes=, allocators=, keysets=, keyset_workloads=, seed=).  SL_BENCH_ITEMS (default
 # 1024,65536,1048576) lists the item counts, one pass each;
 # SL_BENCH_CHURN=0 leaves out the churn pass.
 out=${1:?usage: guest-bench-kernel.sh OUTDIR [PARAM=VALUE ...]}
 shift
 kmod=build/kmod-$(uname -r)
 items=$(echo "${SL_BENCH_ITEMS:-1024,65536,1048576}" | tr , " ")
-index_work=lookup,overlap,range16,scan,mix50,insdel,frag
+index_work=lookup,overlap,range16,scan,mix50,insdel,frag,frag-align
 results=$out/results.txt
 debugfs=/sys/kernel/debug
 status=0

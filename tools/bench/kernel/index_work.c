@@ -1,20 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The index workloads.  Each index is preloaded with n extents
- * [i * 16, i * 16 + 8), inserted in a random order (timed: the "fill"
- * result), and then every workload runs on every index with each thread
- * count, the rounds of a cell interleaved across the indexes
- * (bench_indexes_run()):
+ * The index workloads.  Each index is preloaded with the n extents of a
+ * key set (keyset.h: for the even set [i * 16, i * 16 + 8)), inserted in a
+ * random order (timed: the "fill" result), and then every workload runs
+ * on every index with each thread count, the rounds of a cell interleaved
+ * across the indexes (bench_indexes_run()):
  *
  *  lookup   the extent holding a random unit of a random extent (the
  *           XArray, which knows only first keys, looks up the first key)
- *  overlap  the first extent overlapping a random 64-unit window
+ *  overlap  the first extent overlapping a random 64-unit window that
+ *           starts in a random extent or in the gap before it
  *  range16  16 extents in order, from a random extent's first key
  *  scan     full ordered scans; ops are extents visited
  *  mix50    half lookups as above, half updates: erase a random extent the
  *           thread owns and insert it again
  *  insdel   insert or delete (whichever applies) a random "extra" extent
- *           the thread owns; extras fill the holes [i * 16 + 8, +8)
+ *           the thread owns; the extras are the key set's other n extents
+ *           (for the even set the holes [i * 16 + 8, +8))
  *
  * Items are split between threads (item i belongs to thread i % threads)
  * so that writers never race for one item and each knows whether its items
@@ -28,6 +30,7 @@
 #include <linux/err.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include "bench.h"
@@ -44,12 +47,17 @@ struct bench_index_ctx {
 	unsigned long n;
 };
 
-static unsigned long bench_key(unsigned long i)
+/* The first key of item @i. */
+static unsigned long bench_key(struct bench_index_ctx *x, unsigned long i)
 {
-	return i << BENCH_KEY_SHIFT;
+	return x->items[i].slot.key;
 }
 
-/* A random preloaded key and the extent that holds it. */
+/*
+ * A random unit of a random preloaded extent, and the extent's number.
+ * Every key set's sizes are powers of two, so the low bits of the draw
+ * pick the unit; its high bits picked the extent.
+ */
 static unsigned long bench_rand_key(struct bench_index_ctx *x,
 				    struct bench_thread *t, unsigned long *i)
 {
@@ -57,8 +65,8 @@ static unsigned long bench_rand_key(struct bench_index_ctx *x,
 
 	*i = (unsigned long)(((r >> 32) * x->n) >> 32);
 	if (x->ops->exact_keys)
-		return bench_key(*i);
-	return bench_key(*i) + (r & (BENCH_ITEM_SIZE - 1));
+		return bench_key(x, *i);
+	return bench_key(x, *i) + (r & (x->items[*i].slot.size - 1));
 }
 
 /* A random item of [0, n) that thread t owns. */
@@ -83,7 +91,7 @@ static void bench_w_lookup(struct bench_thread *t)
 		for (b = 0; b < BENCH_BATCH; b++) {
 			key = bench_rand_key(x, t, &i);
 			if (!x->ops->lookup(x->bi, key, &found) ||
-			    found != bench_key(i))
+			    found != bench_key(x, i))
 				t->errors++;
 		}
 		t->ops += BENCH_BATCH;
@@ -92,10 +100,15 @@ static void bench_w_lookup(struct bench_thread *t)
 	t->ns = ktime_get_ns() - t0;
 }
 
+/*
+ * The window starts anywhere from the end of extent i - 1 to the end of
+ * extent i, so nothing before extent i overlaps it, and extent i does
+ * exactly when it starts inside the window.
+ */
 static void bench_w_overlap(struct bench_thread *t)
 {
 	struct bench_index_ctx *x = t->cell->arg;
-	unsigned long start, want, found, span = bench_key(x->n);
+	unsigned long i, lo, hi, start, found;
 	unsigned int b;
 	bool hit;
 	u64 t0;
@@ -103,14 +116,15 @@ static void bench_w_overlap(struct bench_thread *t)
 	t0 = ktime_get_ns();
 	while (!bench_stop(t)) {
 		for (b = 0; b < BENCH_BATCH; b++) {
-			start = bench_rand_below(&t->rng, span);
-			/* The extent holding start, else the next one. */
-			want = start >> BENCH_KEY_SHIFT;
-			if ((start & ((1UL << BENCH_KEY_SHIFT) - 1)) >= BENCH_ITEM_SIZE)
-				want++;
+			i = bench_rand_below(&t->rng, x->n);
+			hi = bench_key(x, i) + x->items[i].slot.size;
+			lo = i ? bench_key(x, i - 1) + x->items[i - 1].slot.size :
+				 bench_key(x, i);
+			start = lo + (unsigned long)bench_rand(&t->rng) % (hi - lo);
 			hit = x->ops->first_overlap(x->bi, start,
 						    start + BENCH_WINDOW, &found);
-			if (want < x->n ? !hit || found != bench_key(want) : hit)
+			if (bench_key(x, i) < start + BENCH_WINDOW ?
+			    !hit || found != bench_key(x, i) : hit)
 				t->errors++;
 		}
 		t->ops += BENCH_BATCH;
@@ -130,7 +144,7 @@ static void bench_w_range(struct bench_thread *t)
 	while (!bench_stop(t)) {
 		for (b = 0; b < BENCH_BATCH; b++) {
 			i = bench_rand_below(&t->rng, x->n);
-			seen = x->ops->iterate(x->bi, bench_key(i),
+			seen = x->ops->iterate(x->bi, bench_key(x, i),
 					       BENCH_RANGE_LEN);
 			if (seen != min_t(unsigned long, BENCH_RANGE_LEN, x->n - i))
 				t->errors++;
@@ -174,7 +188,7 @@ static void bench_w_mix50(struct bench_thread *t)
 				/* Another thread may be updating it. */
 				if (!x->ops->lookup(x->bi, key, &found))
 					t->misses++;
-				else if (found != bench_key(i))
+				else if (found != bench_key(x, i))
 					t->errors++;
 				continue;
 			}
@@ -267,7 +281,9 @@ static int bench_fill(struct bench_index_ctx *x, u64 seed, u64 *ns)
 
 /* Build one index of the pass and preload it; reports the fill. */
 static int bench_index_build(struct bench_index_ctx *x,
-			     const struct bench_config *cfg)
+			     const struct bench_config *cfg,
+			     const struct bench_extent *ext,
+			     unsigned int keyset)
 {
 	struct bench_sum sum;
 	unsigned long i;
@@ -280,9 +296,8 @@ static int bench_index_build(struct bench_index_ctx *x,
 	for (i = 0; i < 2 * x->n; i++) {
 		struct bench_item *item = &x->items[i];
 
-		item->slot.key = i < x->n ? bench_key(i) :
-			bench_key(i - x->n) + BENCH_ITEM_SIZE;
-		item->slot.size = BENCH_ITEM_SIZE;
+		item->slot.key = ext[i].key;
+		item->slot.size = ext[i].size;
 		RB_CLEAR_NODE(&item->rb);
 	}
 	x->bi = x->ops->init();
@@ -302,7 +317,8 @@ static int bench_index_build(struct bench_index_ctx *x,
 	sum.rounds = 1;
 	sum.rate_min = bench_sum_rate(&sum);
 	sum.rate_max = sum.rate_min;
-	bench_result("fill", x->ops->name, x->n, &sum, NULL);
+	bench_result("fill", x->ops->name, x->n, &sum, "keyset=%s",
+		     bench_keyset_name(keyset));
 	return 0;
 }
 
@@ -315,11 +331,30 @@ static void bench_index_teardown(struct bench_index_ctx *x)
 	x->items = NULL;
 }
 
+/* The key set's 2n extents; a kernel caller may take seconds here. */
+static struct bench_extent *bench_layout(unsigned int keyset, unsigned long n,
+					 u64 seed)
+{
+	struct bench_extent *ext;
+
+	BUILD_BUG_ON(sizeof(unsigned long) != 8);
+	ext = kvmalloc_array(2 * n, sizeof(*ext), GFP_KERNEL);
+	if (!ext)
+		return ERR_PTR(-ENOMEM);
+	if (bench_keyset_build(keyset, n, seed, ext)) {
+		kvfree(ext);
+		pr_err("key set %u of %lu extents: cannot build\n", keyset, n);
+		return ERR_PTR(-EINVAL);
+	}
+	return ext;
+}
+
 /**
  * bench_indexes_run() - every selected index workload on every index given
  * @cfg:       thread counts, cell time, rounds, seed
  * @ops:       the indexes
  * @nr:        how many
+ * @keyset:    enum bench_keyset: the extents preloaded
  * @items:     extents to preload into each
  * @workloads: mask of the workloads to run (those an index lacks are
  *             skipped for it)
@@ -331,14 +366,16 @@ static void bench_index_teardown(struct bench_index_ctx *x)
  * rounds.
  *
  * Context: Process context; sleeps.
- * Return: 0, -ENOMEM if the pass's own arrays could not be allocated, or
+ * Return: 0, -ENOMEM if the pass's own arrays could not be allocated,
+ * -EINVAL if the key set cannot be built for @items, or
  * -errno if a cell could not be run (which ends the pass for every index).
  */
 int bench_indexes_run(const struct bench_config *cfg,
 		      const struct bench_index_ops *const *ops, unsigned int nr,
-		      unsigned long items, unsigned int workloads,
-		      unsigned int *failures)
+		      unsigned int keyset, unsigned long items,
+		      unsigned int workloads, unsigned int *failures)
 {
+	struct bench_extent *ext = NULL;
 	struct bench_index_ctx *x;
 	struct bench_sum *medians;
 	struct bench_cell *cell;
@@ -354,10 +391,16 @@ int bench_indexes_run(const struct bench_config *cfg,
 		ret = -ENOMEM;
 		goto out;
 	}
+	ext = bench_layout(keyset, items, cfg->seed);
+	if (IS_ERR(ext)) {
+		ret = PTR_ERR(ext);
+		ext = NULL;
+		goto out;
+	}
 	for (i = 0; i < nr; i++) {
 		x[i].ops = ops[i];
 		x[i].n = items;
-		ret = bench_index_build(&x[i], cfg);
+		ret = bench_index_build(&x[i], cfg, ext, keyset);
 		if (ret) {
 			bench_failed(failures, "index", ops[i]->name, items, ret);
 			bench_index_teardown(&x[i]);
@@ -365,6 +408,9 @@ int bench_indexes_run(const struct bench_config *cfg,
 			ret = 0;
 		}
 	}
+	/* Each index's items carry the keys from here on. */
+	kvfree(ext);
+	ext = NULL;
 
 	for (w = 0; w < BENCH_W_NR; w++) {
 		if (!(workloads & BIT(w)) || !bench_index_body[w])
@@ -385,13 +431,20 @@ int bench_indexes_run(const struct bench_config *cfg,
 				if (args[i])
 					bench_result(bench_workload_names[w],
 						     x[i].ops->name, items,
-						     &medians[i], NULL);
+						     &medians[i], "keyset=%s",
+						     bench_keyset_name(keyset));
 		}
 	}
 out:
+	kvfree(ext);
 	if (x)
 		for (i = 0; i < nr; i++)
 			bench_index_teardown(&x[i]);
+	/*
+	 * Millions of nodes and leaves go to RCU here; let them be freed now,
+	 * not in softirqs on the CPUs of the next pass's cells.
+	 */
+	rcu_barrier();
 	kfree(cell);
 	kfree(medians);
 	kfree(args);

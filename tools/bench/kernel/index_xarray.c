@@ -64,6 +64,7 @@ const struct bench_index_ops bench_index_xarray = {
 	.name = "xarray",
 	.workloads = BIT(BENCH_W_LOOKUP),
 	.exact_keys = true,
+	.even_only = true,
 	.init = bench_xa_init,
 	.destroy = bench_xa_destroy,
 	.insert = bench_xa_insert,

@@ -31,10 +31,20 @@ module_param(allocators, charp, 0444);
 MODULE_PARM_DESC(allocators,
 		 "Allocators to run, comma-separated, from skiplist, skiplist-cache (churn only), rbtree, maple, iova, iova-fast; \"none\" for none");
 
-static char *workloads = "lookup,overlap,range16,scan,mix50,insdel,churn,frag";
+static char *workloads = "lookup,overlap,range16,scan,mix50,insdel,churn,frag,frag-align";
 module_param(workloads, charp, 0444);
 MODULE_PARM_DESC(workloads,
-		 "Workloads, comma-separated: index workloads lookup, overlap, range16, scan, mix50, insdel; allocator workloads churn, frag");
+		 "Workloads, comma-separated: index workloads lookup, overlap, range16, scan, mix50, insdel; allocator workloads churn, frag, frag-align");
+
+static char *keysets = "even,uniform,extents,clustered,geometric";
+module_param(keysets, charp, 0444);
+MODULE_PARM_DESC(keysets,
+		 "Key sets the index workloads run on, comma-separated, from even, uniform, extents, clustered, geometric");
+
+static char *keyset_workloads = "lookup,range16,mix50";
+module_param(keyset_workloads, charp, 0444);
+MODULE_PARM_DESC(keyset_workloads,
+		 "The index workloads (of those selected) that run on every key set but even, comma-separated; the even set runs them all");
 
 static char *items = "1024,65536,1048576";
 module_param(items, charp, 0444);
@@ -85,6 +95,8 @@ struct bench_plan {
 	unsigned int index_mask;
 	unsigned int alloc_mask;
 	unsigned int workload_mask;
+	unsigned int keyset_mask;
+	unsigned int keyset_workload_mask;	/* on sets but even */
 	unsigned long sizes[BENCH_MAX_SIZES];
 	unsigned int nr_sizes;
 };
@@ -186,7 +198,7 @@ static int bench_parse_names(const char *param, const char *value,
 
 static int bench_parse(struct bench_plan *plan)
 {
-	const char *names[8];
+	const char *names[BENCH_W_NR];
 	unsigned long vals[BENCH_MAX_THREADS];
 	struct bench_numbers nums;
 	unsigned int i;
@@ -209,6 +221,19 @@ static int bench_parse(struct bench_plan *plan)
 		return ret;
 	ret = bench_parse_names("workloads", workloads, bench_workload_names,
 				BENCH_W_NR, &plan->workload_mask);
+	if (ret)
+		return ret;
+	ret = bench_parse_names("keyset_workloads", keyset_workloads,
+				bench_workload_names, BENCH_W_NR,
+				&plan->keyset_workload_mask);
+	if (ret)
+		return ret;
+	plan->keyset_workload_mask &= plan->workload_mask;
+	BUILD_BUG_ON(ARRAY_SIZE(names) < BENCH_KS_NR);
+	for (i = 0; i < BENCH_KS_NR; i++)
+		names[i] = bench_keyset_name(i);
+	ret = bench_parse_names("keysets", keysets, names, BENCH_KS_NR,
+				&plan->keyset_mask);
 	if (ret)
 		return ret;
 
@@ -256,9 +281,9 @@ static int bench_parse(struct bench_plan *plan)
 /* Result lines the plan will print, to size the buffer. */
 static size_t bench_plan_lines(const struct bench_plan *p)
 {
-	size_t per_size = hweight32(p->index_mask) *
+	size_t per_size = hweight32(p->index_mask) * hweight32(p->keyset_mask) *
 		(1 + hweight32(p->workload_mask) * p->cfg.nr_threads) +
-		hweight32(p->alloc_mask);
+		2 * hweight32(p->alloc_mask);
 
 	return per_size * p->nr_sizes +
 		hweight32(p->alloc_mask) * p->cfg.nr_threads + 16;
@@ -286,7 +311,7 @@ static void bench_run(const struct bench_plan *p)
 {
 	const struct bench_alloc_ops *allocators[ARRAY_SIZE(bench_all_allocators)];
 	const struct bench_index_ops *indexes[ARRAY_SIZE(bench_all_indexes)];
-	unsigned int s, i, nr, failures = 0;
+	unsigned int s, i, ks, nr, failures = 0;
 	u64 t0 = ktime_get_ns();
 	int ret;
 
@@ -296,26 +321,43 @@ static void bench_run(const struct bench_plan *p)
 	for (s = 0; s < p->nr_sizes; s++) {
 		unsigned long n = p->sizes[s];
 
-		for (i = 0, nr = 0; i < ARRAY_SIZE(bench_all_indexes); i++)
-			if ((p->index_mask & BIT(i)) &&
-			    (p->workload_mask & bench_all_indexes[i]->workloads))
-				indexes[nr++] = bench_all_indexes[i];
-		if (nr) {
-			ret = bench_indexes_run(&p->cfg, indexes, nr, n,
-						p->workload_mask, &failures);
+		for (ks = 0; ks < BENCH_KS_NR; ks++) {
+			unsigned int wl = ks == BENCH_KS_EVEN ? p->workload_mask :
+					  p->keyset_workload_mask;
+
+			if (!(p->keyset_mask & BIT(ks)))
+				continue;
+			for (i = 0, nr = 0; i < ARRAY_SIZE(bench_all_indexes); i++)
+				if ((p->index_mask & BIT(i)) &&
+				    (wl & bench_all_indexes[i]->workloads) &&
+				    (ks == BENCH_KS_EVEN ||
+				     !bench_all_indexes[i]->even_only))
+					indexes[nr++] = bench_all_indexes[i];
+			if (!nr)
+				continue;
+			ret = bench_indexes_run(&p->cfg, indexes, nr, ks, n, wl,
+						&failures);
 			if (ret)
 				bench_failed(&failures, "index", "all", n, ret);
 		}
-		if (!(p->workload_mask & BIT(BENCH_W_FRAG)))
-			continue;
 		for (i = 0; i < ARRAY_SIZE(bench_all_allocators); i++) {
 			const struct bench_alloc_ops *ops = bench_all_allocators[i];
 
 			if (!(p->alloc_mask & BIT(i)) || ops->churn_only)
 				continue;
-			ret = bench_alloc_frag(&p->cfg, ops, n);
-			if (ret)
-				bench_failed(&failures, "frag", ops->name, n, ret);
+			if (p->workload_mask & BIT(BENCH_W_FRAG)) {
+				ret = bench_alloc_frag(&p->cfg, ops, n, false);
+				if (ret)
+					bench_failed(&failures, "frag",
+						     ops->name, n, ret);
+			}
+			if ((p->workload_mask & BIT(BENCH_W_FRAG_ALIGN)) &&
+			    !ops->size_align_only) {
+				ret = bench_alloc_frag(&p->cfg, ops, n, true);
+				if (ret)
+					bench_failed(&failures, "frag-align",
+						     ops->name, n, ret);
+			}
 		}
 	}
 	/* Churn does not depend on the item count: once per load. */

@@ -24,6 +24,7 @@ const char *const bench_workload_names[BENCH_W_NR] = {
 	[BENCH_W_INSDEL] = "insdel",
 	[BENCH_W_CHURN] = "churn",
 	[BENCH_W_FRAG] = "frag",
+	[BENCH_W_FRAG_ALIGN] = "frag-align",
 };
 
 static u64 bench_errors;

@@ -7,8 +7,9 @@
 # differ from the native ones.
 #
 #   tools/bench/kernel/tcg-profile.sh [--items N] [--threads N]
-#                                     [--seconds S] [INDEX ...]
+#                                     [--seconds S] [--keyset K] [INDEX ...]
 #
+# K is one key set of keyset.h (default even).
 # INDEX defaults to "skiplist maple rbtree-rw".  For each, the guest loads
 # sl_bench.ko with that index alone and workloads=lookup; once the preload
 # ("fill") is reported on the guest console, "perf record" samples the
@@ -24,10 +25,11 @@ top=$(cd "$(dirname "$0")/../../.." && pwd)
 items=1048576
 threads=2
 seconds=6
+keyset=even
 freq=2000
 
 usage() {
-	sed -n '8,9p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '9,12p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -36,6 +38,7 @@ while [ $# -gt 0 ]; do
 	--items) items=${2:?}; shift 2 ;;
 	--threads) threads=${2:?}; shift 2 ;;
 	--seconds) seconds=${2:?}; shift 2 ;;
+	--keyset) keyset=${2:?}; shift 2 ;;
 	-h|--help) usage ;;
 	-*) echo "tcg-profile: unknown option $1" >&2; usage ;;
 	*) break ;;
@@ -69,6 +72,7 @@ for idx in "${indexes[@]}"; do
 		--append "slub_debug=- clocksource=tsc tsc=reliable" --out "$dir" -- \
 		SL_BENCH_ITEMS="$items" SL_BENCH_CHURN=0 tools/bench/kernel/guest-bench-kernel.sh "$dir" \
 		indexes="$idx" workloads=lookup allocators=none threads="$threads" \
+		keysets="$keyset" \
 		cell_ms="$cell_ms" rounds=1 > "$dir/log" 2>&1 &
 	vm=$!
 	fill="result workload=fill impl=$idx items=$items "

@@ -6,8 +6,14 @@
  * start-up, and writes the results as markdown and JSON.
  *
  * Key sequences and per-thread random streams are seeded from the workload,
- * item count, thread count and thread number only, never from the index, so
- * every index gets exactly the same operations.
+ * key set, item count, thread count and thread number only, never from the
+ * index, so every index gets exactly the same operations.
+ *
+ * Every workload but insert_hole runs on each key set of keyset.h (shared
+ * with sl_bench.ko): the extents of the set are inserted, looked up at a
+ * random unit inside them, toggled in the mixes and deleted, the same way
+ * for every index.  insert_hole allocates its own keys and runs once, with
+ * the even set.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,9 +32,11 @@
 #include <unistd.h>
 
 #include "bench_index.h"
+#include "keyset.h"
 
-#define KEY_STRIDE	16	/* items sit KEY_STRIDE apart ... */
-#define ITEM_SIZE	8	/* ... and cover ITEM_SIZE units, so never touch */
+/* Every set's extents come from this seed, as sl_bench.ko's by default. */
+#define KEYSET_SEED	1
+#define ITEM_SIZE	BENCH_KS_ITEM_SIZE	/* warm-up and holes */
 #define HOLE_SPACE	64	/* insert_hole space per item */
 #define HOLE_MAX_SIZE	32	/* hole sizes are 1..HOLE_MAX_SIZE */
 
@@ -66,6 +74,7 @@ static struct {
 	bool wl[NR_WL];
 	const char *out;
 	int rounds;
+	unsigned int keysets;		/* mask of enum bench_keyset */
 } cfg;
 
 #define MAX_ROUNDS	15
@@ -73,6 +82,7 @@ static struct {
 /* ---- results ------------------------------------------------------------ */
 
 struct result {
+	unsigned int ks;
 	enum workload wl;
 	const struct bench_impl *impl;
 	unsigned long items;
@@ -84,6 +94,7 @@ struct result {
 };
 
 struct mem_result {
+	unsigned int ks;
 	const struct bench_impl *impl;
 	unsigned long items;
 	const char *phase;
@@ -159,24 +170,26 @@ static inline unsigned long rng_below(uint64_t *s, unsigned long n)
 	return (unsigned long)(((unsigned __int128)rng_next(s) * n) >> 64);
 }
 
-static uint64_t seed_of(enum workload wl, unsigned long items,
-			unsigned int threads, unsigned int thread, uint64_t salt)
+static uint64_t seed_of(unsigned int ks, enum workload wl,
+			unsigned long items, unsigned int threads,
+			unsigned int thread, uint64_t salt)
 {
 	uint64_t s = ((uint64_t)wl << 56) ^ ((uint64_t)threads << 48) ^
-		     ((uint64_t)thread << 40) ^ items ^ (salt << 20);
+		     ((uint64_t)thread << 40) ^ ((uint64_t)ks << 36) ^ items ^
+		     (salt << 20);
 
 	rng_next(&s);
 	return s;
 }
 
-/* The numbers 0..n-1, shuffled (Fisher-Yates), each times KEY_STRIDE. */
-static unsigned long *shuffled_keys(unsigned long n, uint64_t seed)
+/* The numbers 0..n-1, shuffled (Fisher-Yates): an order of extents. */
+static unsigned long *shuffled(unsigned long n, uint64_t seed)
 {
 	unsigned long *keys = xcalloc(n, sizeof(*keys));
 	unsigned long i, j, tmp;
 
 	for (i = 0; i < n; i++)
-		keys[i] = i * KEY_STRIDE;
+		keys[i] = i;
 	for (i = n; i > 1; i--) {
 		j = rng_below(&seed, i);
 		tmp = keys[i - 1];
@@ -235,22 +248,24 @@ static double median(const double *v, int n)
 }
 
 /* A sample of one round; a cell's result is the median of its rounds. */
-static void add_result(enum workload wl, const struct bench_impl *impl,
-		       unsigned long items, unsigned int threads, double ops,
-		       bool partial)
+static void add_result(unsigned int ks, enum workload wl,
+		       const struct bench_impl *impl, unsigned long items,
+		       unsigned int threads, double ops, bool partial)
 {
 	struct result *r = NULL;
 	size_t i;
 
 	for (i = 0; i < nr_results; i++)
-		if (results[i].wl == wl && results[i].impl == impl &&
-		    results[i].items == items && results[i].threads == threads)
+		if (results[i].ks == ks && results[i].wl == wl &&
+		    results[i].impl == impl && results[i].items == items &&
+		    results[i].threads == threads)
 			r = &results[i];
 	if (!r) {
 		results = grow(results, &max_results, nr_results + 1,
 			       sizeof(*results));
 		r = &results[nr_results++];
 		memset(r, 0, sizeof(*r));
+		r->ks = ks;
 		r->wl = wl;
 		r->impl = impl;
 		r->items = items;
@@ -260,28 +275,31 @@ static void add_result(enum workload wl, const struct bench_impl *impl,
 		r->samples[r->nr_samples++] = ops;
 	r->ops_per_sec = median(r->samples, r->nr_samples);
 	r->partial |= partial;
-	fprintf(stderr, "[%6.1fs] %-12s %-14s N=%-8lu T=%u  %10.4g Mops/s%s\n",
-		now() - t_begin, wl_names[wl], impl->name, items, threads,
+	fprintf(stderr, "[%6.1fs] %-9s %-12s %-14s N=%-8lu T=%u  %10.4g Mops/s%s\n",
+		now() - t_begin, bench_keyset_name(ks), wl_names[wl],
+		impl->name, items, threads,
 		ops / 1e6,
 		partial ? " (partial: hit the time cap)" : "");
 }
 
-static void add_mem_result(const struct bench_impl *impl, unsigned long items,
-			   const char *phase, double index_bpi,
-			   double heap_bpi)
+static void add_mem_result(unsigned int ks, const struct bench_impl *impl,
+			   unsigned long items, const char *phase,
+			   double index_bpi, double heap_bpi)
 {
 	struct mem_result *m;
 
 	mem_results = grow(mem_results, &max_mem_results, nr_mem_results + 1,
 			   sizeof(*mem_results));
 	m = &mem_results[nr_mem_results++];
+	m->ks = ks;
 	m->impl = impl;
 	m->items = items;
 	m->phase = phase;
 	m->index_bpi = index_bpi;
 	m->heap_bpi = heap_bpi;
-	fprintf(stderr, "[%6.1fs] %-12s %-14s N=%-8lu %-18s index %8.2f heap %8.2f B/item\n",
-		now() - t_begin, "memory", impl->name, items, phase,
+	fprintf(stderr, "[%6.1fs] %-9s %-12s %-14s N=%-8lu %-18s index %8.2f heap %8.2f B/item\n",
+		now() - t_begin, bench_keyset_name(ks), "memory", impl->name,
+		items, phase,
 		index_bpi, heap_bpi);
 }
 
@@ -295,7 +313,7 @@ struct worker {
 	pthread_t tid;
 	unsigned int id;
 	uint64_t seed;
-	/* insert and delete: this thread's share of the keys */
+	/* insert and delete: this thread's share of the extents, by number */
 	const unsigned long *keys;
 	unsigned long nr_keys;
 	/* insert_hole: start keys of the items this thread owns */
@@ -313,9 +331,12 @@ struct run {
 	const struct bench_impl *impl;
 	struct bench_index *idx;
 	enum workload wl;
+	unsigned int ks;
 	unsigned int nr_threads;
-	unsigned long items;		/* lookup: keys 0..items-1 present */
-	unsigned long universe;		/* mixes: keys drawn from 0..universe-1 */
+	/* The key set: ext[0, items) the set, ext[0, 2 * items) the mixes'. */
+	const struct bench_extent *ext;
+	unsigned long items;		/* lookup: ext[0, items) present */
+	unsigned long universe;		/* mixes: ext[0, universe) toggled */
 	unsigned int lookup_pct;	/* mixes: share of lookups */
 	unsigned long space;		/* insert_hole: [0, space) */
 	pthread_barrier_t barrier;
@@ -346,11 +367,14 @@ static void work_insert(struct worker *w)
 	unsigned long i;
 	int ret;
 
+	const struct bench_extent *e;
+
 	for (i = 0; i < w->nr_keys && !stopped(w->run); i++) {
-		ret = impl->insert(idx, w->keys[i], ITEM_SIZE);
+		e = &w->run->ext[w->keys[i]];
+		ret = impl->insert(idx, e->key, e->size);
 		if (ret)
 			die("%s: insert of fresh key %lu failed: %d",
-			    impl->name, w->keys[i], ret);
+			    impl->name, e->key, ret);
 	}
 	w->ops = i;
 }
@@ -362,11 +386,14 @@ static void work_delete(struct worker *w)
 	unsigned long i;
 	int ret;
 
+	unsigned long key;
+
 	for (i = 0; i < w->nr_keys && !stopped(w->run); i++) {
-		ret = impl->remove(idx, w->keys[i]);
+		key = w->run->ext[w->keys[i]].key;
+		ret = impl->remove(idx, key);
 		if (ret)
 			die("%s: remove of present key %lu failed: %d",
-			    impl->name, w->keys[i], ret);
+			    impl->name, key, ret);
 	}
 	w->ops = i;
 }
@@ -377,10 +404,13 @@ static void work_lookup(struct worker *w)
 	const struct bench_impl *impl = r->impl;
 	struct bench_index *idx = r->idx;
 	uint64_t seed = w->seed, ops = 0;
+	const struct bench_extent *e;
 	unsigned long key;
 
+	/* A random unit of a random extent. */
 	while (!stopped(r)) {
-		key = rng_below(&seed, r->items) * KEY_STRIDE;
+		e = &r->ext[rng_below(&seed, r->items)];
+		key = e->key + rng_below(&seed, e->size);
 		if (!impl->lookup(idx, key))
 			die("%s: lookup of present key %lu returned false",
 			    impl->name, key);
@@ -397,17 +427,19 @@ static void work_mix(struct worker *w)
 	uint64_t seed = w->seed, ops = 0, ins = 0, rem = 0;
 	/* Alone, nobody can remove the key between our insert and remove. */
 	bool strict = r->nr_threads == 1;
+	const struct bench_extent *e;
 	unsigned long key;
 	int ret;
 
 	while (!stopped(r)) {
-		key = rng_below(&seed, r->universe) * KEY_STRIDE;
+		e = &r->ext[rng_below(&seed, r->universe)];
+		key = e->key;
 		ops++;
 		if (rng_below(&seed, 100) < r->lookup_pct) {
-			impl->lookup(idx, key);
+			impl->lookup(idx, key + rng_below(&seed, e->size));
 			continue;
 		}
-		ret = impl->insert(idx, key, ITEM_SIZE);
+		ret = impl->insert(idx, key, e->size);
 		if (!ret) {
 			ins++;
 			continue;
@@ -606,7 +638,8 @@ static void set_seeds(struct run *r, enum workload wl, uint64_t salt)
 	unsigned int i;
 
 	for (i = 0; i < r->nr_threads; i++)
-		r->w[i].seed = seed_of(wl, r->items, r->nr_threads, i, salt);
+		r->w[i].seed = seed_of(r->ks, wl, r->items, r->nr_threads, i,
+				       salt);
 }
 
 static bool skip_unsafe(const struct bench_impl *impl, unsigned int threads)
@@ -615,17 +648,36 @@ static bool skip_unsafe(const struct bench_impl *impl, unsigned int threads)
 	return !impl->concurrent_remove && threads > 1;
 }
 
+/*
+ * Workloads that remove.  An index that cannot remove alongside other
+ * operations (tbb's unsafe_erase) runs them on one thread only, and
+ * even there its figure is not one of a concurrent index: the tables say
+ * "not comparable" rather than a ratio.
+ */
+static bool wl_removes(enum workload wl)
+{
+	return wl == WL_DELETE || wl == WL_MIX90 || wl == WL_MIX50 ||
+	       wl == WL_HOLE;
+}
+
+static bool comparable(const struct bench_impl *impl, enum workload wl)
+{
+	return impl->concurrent_remove || !wl_removes(wl);
+}
+
 /* ---- workloads ---------------------------------------------------------- */
 
 /*
- * insert, lookup and delete share one index: fill it (timed as insert), run
- * the lookups on the full index, then empty it in another random order
- * (timed as delete).  Small fills take microseconds, where thread wake-up
- * skew would dominate, so insert and delete are repeated on fresh indexes
- * until each has accumulated a fifth of --seconds (or the rounds, with their
- * untimed thread start-up, have taken twice --seconds); lookup runs once.
+ * insert, lookup and delete share one index: fill it with the set's n
+ * extents (timed as insert), run the lookups on the full index, then empty
+ * it in another random order (timed as delete).  Small fills take
+ * microseconds, where thread wake-up skew would dominate, so insert and
+ * delete are repeated on fresh indexes until each has accumulated a fifth
+ * of --seconds (or the rounds, with their untimed thread start-up, have
+ * taken twice --seconds); lookup runs once.
  */
-static void run_basic(const struct bench_impl *impl, unsigned long n,
+static void run_basic(const struct bench_impl *impl, unsigned int ks,
+		      const struct bench_extent *ext, unsigned long n,
 		      unsigned int threads, struct worker *w)
 {
 	bool do_insert = cfg.wl[WL_INSERT], do_lookup = cfg.wl[WL_LOOKUP];
@@ -635,9 +687,11 @@ static void run_basic(const struct bench_impl *impl, unsigned long n,
 	double give_up = now() + 2 * cfg.seconds;
 	uint64_t ins_ops = 0, del_ops = 0;
 	struct run r = {
-		.impl = impl, .nr_threads = threads, .items = n, .w = w,
+		.impl = impl, .ks = ks, .nr_threads = threads, .items = n,
+		.ext = ext, .w = w,
 	};
-	unsigned long *keys, i, j;
+	const struct bench_extent *e;
+	unsigned long *order, i, j;
 	uint64_t round = 0, seed;
 	int ret;
 
@@ -645,10 +699,10 @@ static void run_basic(const struct bench_impl *impl, unsigned long n,
 		return;
 	do {
 		r.idx = create_index(impl);
-		keys = shuffled_keys(n, seed_of(WL_INSERT, n, threads, 0,
-						round));
+		order = shuffled(n, seed_of(ks, WL_INSERT, n, threads, 0,
+					    round));
 		r.wl = WL_INSERT;
-		split_keys(&r, keys, n);
+		split_keys(&r, order, n);
 		ins_time += run_workers(&r, false);
 		ins_ops += total_ops(&r);
 		if (r.partial) {
@@ -657,16 +711,16 @@ static void run_basic(const struct bench_impl *impl, unsigned long n,
 			main_start(impl, r.idx);
 			for (i = 0; i < threads; i++)
 				for (j = w[i].ops; j < w[i].nr_keys; j++) {
-					ret = impl->insert(r.idx, w[i].keys[j],
-							   ITEM_SIZE);
+					e = &ext[w[i].keys[j]];
+					ret = impl->insert(r.idx, e->key,
+							   e->size);
 					if (ret)
 						die("%s: insert of fresh key %lu failed: %d",
-						    impl->name, w[i].keys[j],
-						    ret);
+						    impl->name, e->key, ret);
 				}
 			main_stop(impl, r.idx);
 		}
-		free(keys);
+		free(order);
 
 		if (do_lookup && !round) {
 			double t;
@@ -674,32 +728,30 @@ static void run_basic(const struct bench_impl *impl, unsigned long n,
 			r.wl = WL_LOOKUP;
 			set_seeds(&r, WL_LOOKUP, 0);
 			t = run_workers(&r, true);
-			add_result(WL_LOOKUP, impl, n, threads,
+			add_result(ks, WL_LOOKUP, impl, n, threads,
 				   total_ops(&r) / t, false);
 		}
 
 		if (do_delete) {
-			keys = shuffled_keys(n, seed_of(WL_DELETE, n, threads,
-							0, round));
+			order = shuffled(n, seed_of(ks, WL_DELETE, n, threads,
+						    0, round));
 			r.wl = WL_DELETE;
-			split_keys(&r, keys, n);
+			split_keys(&r, order, n);
 			del_time += run_workers(&r, false);
 			del_ops += total_ops(&r);
-			free(keys);
+			free(order);
 			del_partial |= r.partial;
 		}
 
 		if (do_delete && !r.partial) {
 			/* Spot-check that the index really is empty. */
 			main_start(impl, r.idx);
-			seed = seed_of(WL_DELETE, n, threads, 0, ~round);
+			seed = seed_of(ks, WL_DELETE, n, threads, 0, ~round);
 			for (i = 0; i < 1000; i++) {
-				unsigned long key = rng_below(&seed, n) *
-						    KEY_STRIDE;
-
-				if (impl->lookup(r.idx, key))
+				e = &ext[rng_below(&seed, n)];
+				if (impl->lookup(r.idx, e->key))
 					die("%s: key %lu still found after delete",
-					    impl->name, key);
+					    impl->name, e->key);
 			}
 			main_stop(impl, r.idx);
 		}
@@ -709,54 +761,57 @@ static void run_basic(const struct bench_impl *impl, unsigned long n,
 		  (do_delete && del_time < min_time)) && now() < give_up);
 
 	if (do_insert)
-		add_result(WL_INSERT, impl, n, threads, ins_ops / ins_time,
+		add_result(ks, WL_INSERT, impl, n, threads, ins_ops / ins_time,
 			   ins_partial);
 	if (do_delete)
-		add_result(WL_DELETE, impl, n, threads, del_ops / del_time,
+		add_result(ks, WL_DELETE, impl, n, threads, del_ops / del_time,
 			   del_partial);
 }
 
 /*
- * Half of a 2n-key universe present; each op looks up a random universe key
- * or toggles it (insert, or remove if it was there), so the fill level
- * stays near n.  Afterwards the number of keys present must equal what the
+ * A universe of the set's 2n extents, a random half of them present; each
+ * op looks up a random unit of a random universe extent or toggles the
+ * extent (insert, or remove if it was there), so the fill level stays near
+ * n.  Afterwards the number of extents present must equal what the
  * successful inserts and removes add up to.
  */
-static void run_mix(const struct bench_impl *impl, unsigned long n,
+static void run_mix(const struct bench_impl *impl, unsigned int ks,
+		    const struct bench_extent *ext, unsigned long n,
 		    unsigned int threads, struct worker *w, enum workload wl)
 {
 	struct run r = {
-		.impl = impl, .wl = wl, .nr_threads = threads, .items = n,
-		.universe = 2 * n, .lookup_pct = wl == WL_MIX90 ? 90 : 50,
-		.w = w,
+		.impl = impl, .wl = wl, .ks = ks, .nr_threads = threads,
+		.items = n, .ext = ext, .universe = 2 * n,
+		.lookup_pct = wl == WL_MIX90 ? 90 : 50, .w = w,
 	};
-	unsigned long *keys, i, present = 0, expect = n;
+	unsigned long *order, i, present = 0, expect = n;
 	double t;
 	int ret;
 
 	if (!cfg.wl[wl] || skip_unsafe(impl, threads))
 		return;
 	r.idx = create_index(impl);
-	keys = shuffled_keys(r.universe, seed_of(wl, n, 0, 0, 0));
+	order = shuffled(r.universe, seed_of(ks, wl, n, 0, 0, 0));
 	main_start(impl, r.idx);
 	for (i = 0; i < n; i++) {
-		ret = impl->insert(r.idx, keys[i], ITEM_SIZE);
+		ret = impl->insert(r.idx, ext[order[i]].key,
+				   ext[order[i]].size);
 		if (ret)
 			die("%s: %s fill insert failed: %d", impl->name,
 			    wl_names[wl], ret);
 	}
 	main_stop(impl, r.idx);
-	free(keys);
+	free(order);
 
 	set_seeds(&r, wl, 0);
 	t = run_workers(&r, true);
-	add_result(wl, impl, n, threads, total_ops(&r) / t, false);
+	add_result(ks, wl, impl, n, threads, total_ops(&r) / t, false);
 
 	for (i = 0; i < threads; i++)
 		expect += w[i].inserted - w[i].removed;
 	main_start(impl, r.idx);
 	for (i = 0; i < r.universe; i++)
-		present += impl->lookup(r.idx, i * KEY_STRIDE);
+		present += impl->lookup(r.idx, ext[i].key);
 	main_stop(impl, r.idx);
 	if (present != expect)
 		die("%s: %s left %lu keys, successful updates say %lu",
@@ -770,17 +825,19 @@ static void run_mix(const struct bench_impl *impl, unsigned long n,
  * previous hole as min, which places every hole exactly where a search from
  * 0 would but keeps a linear first-fit search from turning the untimed fill
  * quadratic.  Each timed op then frees one of the thread's own holes and
- * allocates a new random-sized one by first fit over the whole space.
+ * allocates a new random-sized one by first fit over the whole space.  The
+ * allocator picks the keys, so this runs once, under the even set.
  */
 static void run_hole(const struct bench_impl *impl, unsigned long n,
 		     unsigned int threads, struct worker *w)
 {
 	struct run r = {
-		.impl = impl, .wl = WL_HOLE, .nr_threads = threads,
-		.items = n, .space = n * HOLE_SPACE, .w = w,
+		.impl = impl, .wl = WL_HOLE, .ks = BENCH_KS_EVEN,
+		.nr_threads = threads, .items = n, .space = n * HOLE_SPACE,
+		.w = w,
 	};
 	unsigned long cursor = 0, size, key = 0, i, j;
-	uint64_t seed = seed_of(WL_HOLE, n, 0, 0, 0);
+	uint64_t seed = seed_of(BENCH_KS_EVEN, WL_HOLE, n, 0, 0, 0);
 	double t;
 	int ret;
 
@@ -806,7 +863,8 @@ static void run_hole(const struct bench_impl *impl, unsigned long n,
 
 	set_seeds(&r, WL_HOLE, 0);
 	t = run_workers(&r, true);
-	add_result(WL_HOLE, impl, n, threads, total_ops(&r) / t, false);
+	add_result(BENCH_KS_EVEN, WL_HOLE, impl, n, threads,
+		   total_ops(&r) / t, false);
 
 	main_start(impl, r.idx);
 	for (i = 0; i < threads; i++)
@@ -827,10 +885,11 @@ static void run_hole(const struct bench_impl *impl, unsigned long n,
  * arena and nothing else is allocating while the heap is sampled.  The
  * samples are only recorded at the end, because recording allocates.
  */
-static void run_memory(const struct bench_impl *impl, unsigned long n)
+static void run_memory(const struct bench_impl *impl, unsigned int ks,
+		       const struct bench_extent *ext, unsigned long n)
 {
-	unsigned long *keys = shuffled_keys(n, seed_of(WL_MEMORY, n, 1, 0, 0));
-	unsigned long *order = shuffled_keys(n, seed_of(WL_MEMORY, n, 1, 0, 1));
+	unsigned long *keys = shuffled(n, seed_of(ks, WL_MEMORY, n, 1, 0, 0));
+	unsigned long *order = shuffled(n, seed_of(ks, WL_MEMORY, n, 1, 0, 1));
 	unsigned long i, nr_del = n - n / 10, left = n - nr_del;
 	double full_index = -1, full_heap, del_index = -1, del_heap = 0;
 	bool deleted = true;
@@ -843,7 +902,7 @@ static void run_memory(const struct bench_impl *impl, unsigned long n)
 	idx = create_index(impl);
 	main_start(impl, idx);
 	for (i = 0; i < n; i++) {
-		ret = impl->insert(idx, keys[i], ITEM_SIZE);
+		ret = impl->insert(idx, ext[keys[i]].key, ext[keys[i]].size);
 		if (ret)
 			die("%s: memory fill insert failed: %d", impl->name,
 			    ret);
@@ -856,7 +915,7 @@ static void run_memory(const struct bench_impl *impl, unsigned long n)
 
 	deadline = now() + fixed_cap();
 	for (i = 0; i < nr_del; i++) {
-		ret = impl->remove(idx, order[i]);
+		ret = impl->remove(idx, ext[order[i]].key);
 		if (ret)
 			die("%s: memory remove failed: %d", impl->name, ret);
 		/* Checked every time: one tbb unsafe_erase can take 50 ms. */
@@ -877,14 +936,14 @@ static void run_memory(const struct bench_impl *impl, unsigned long n)
 	free(keys);
 	free(order);
 
-	add_mem_result(impl, n, "full", full_index, full_heap);
+	add_mem_result(ks, impl, n, "full", full_index, full_heap);
 	if (deleted && left)
-		add_mem_result(impl, n, "after_delete_90pct", del_index,
+		add_mem_result(ks, impl, n, "after_delete_90pct", del_index,
 			       del_heap);
 	else if (!deleted)
-		fprintf(stderr, "[%6.1fs] %-12s %-14s N=%-8lu after_delete_90pct skipped: deletes hit the %.3g s cap\n",
-			now() - t_begin, "memory", impl->name, n,
-			fixed_cap());
+		fprintf(stderr, "[%6.1fs] %-9s %-12s %-14s N=%-8lu after_delete_90pct skipped: deletes hit the %.3g s cap\n",
+			now() - t_begin, bench_keyset_name(ks), "memory",
+			impl->name, n, fixed_cap());
 }
 
 static void warm_up(const struct bench_impl *impl)
@@ -947,7 +1006,7 @@ static void get_machine(void)
 		 gmtime(&t));
 }
 
-static const struct result *find_result(enum workload wl,
+static const struct result *find_result(unsigned int ks, enum workload wl,
 					const struct bench_impl *impl,
 					unsigned long items,
 					unsigned int threads)
@@ -955,8 +1014,9 @@ static const struct result *find_result(enum workload wl,
 	size_t i;
 
 	for (i = 0; i < nr_results; i++)
-		if (results[i].wl == wl && results[i].impl == impl &&
-		    results[i].items == items && results[i].threads == threads)
+		if (results[i].ks == ks && results[i].wl == wl &&
+		    results[i].impl == impl && results[i].items == items &&
+		    results[i].threads == threads)
 			return &results[i];
 	return NULL;
 }
@@ -975,26 +1035,29 @@ static const char *fmt_num(char *buf, size_t len, double v)
 	return buf;
 }
 
-static void write_markdown(FILE *f)
+static const char *const keyset_about[BENCH_KS_NR] = {
+	[BENCH_KS_EVEN] = "evenly spaced: extents [16i, 16i + 8), every key a multiple of one stride (the one distribution where the skiplist's interpolated guess in a leaf and its directory's buckets are exact)",
+	[BENCH_KS_UNIFORM] = "8-unit extents at uniformly random 64-bit keys",
+	[BENCH_KS_EXTENTS] = "file extents: files 1-2 TiB apart, each a contiguous run of 1-32 extents of 4 KiB to 1 MiB (powers of two, mixed), keys in bytes; lookups at a random byte inside an extent",
+	[BENCH_KS_CLUSTERED] = "8-unit extents, 90% of them in one window of 0.1% of the 64-bit space, the rest anywhere",
+	[BENCH_KS_GEOMETRIC] = "8-unit extents with gaps spread over every scale: 2^k plus up to 2^k, k uniform in 3..40",
+};
+
+static void write_markdown_keyset(FILE *f, unsigned int ks)
 {
 	const struct bench_impl *base = cfg.impls[0];
-	const struct mem_result *m;
-	bool any_partial;
+	bool any_partial, any_nc;
 	char buf[64];
 	int wl, a, b, c;
-	size_t k;
 
-	fprintf(f, "# User-space index benchmark\n\n");
-	fprintf(f, "CPU: %s, %ld CPUs, kernel %s, %s, %s; %.3g s per timed cell; each figure is the median of %d round%s, the indexes taking turns within each round.\n\n",
-		machine.cpu, machine.nproc, machine.kernel, compiler,
-		machine.date, cfg.seconds, cfg.rounds,
-		cfg.rounds > 1 ? "s" : "");
-
+	fprintf(f, "## key set: %s\n\n%s.\n\n", bench_keyset_name(ks),
+		keyset_about[ks]);
 	for (wl = 0; wl < WL_MEMORY; wl++) {
-		if (!cfg.wl[wl])
+		if (!cfg.wl[wl] || (wl == WL_HOLE && ks != BENCH_KS_EVEN))
 			continue;
-		any_partial = false;
-		fprintf(f, "## %s (Mops/s)\n\n| items | threads |", wl_names[wl]);
+		any_partial = any_nc = false;
+		fprintf(f, "### %s, %s (Mops/s)\n\n| items | threads |",
+			bench_keyset_name(ks), wl_names[wl]);
 		for (c = 0; c < cfg.nr_impls; c++)
 			fprintf(f, " %s |", cfg.impls[c]->name);
 		for (c = 1; c < cfg.nr_impls; c++)
@@ -1012,7 +1075,7 @@ static void write_markdown(FILE *f)
 
 				fprintf(f, "| %lu | %u |", n, t);
 				for (c = 0; c < cfg.nr_impls; c++) {
-					r = find_result(wl, cfg.impls[c], n, t);
+					r = find_result(ks, wl, cfg.impls[c], n, t);
 					if (!r) {
 						fprintf(f, " n/a |");
 						continue;
@@ -1023,16 +1086,20 @@ static void write_markdown(FILE *f)
 						r->partial ? "*" : "");
 					any_partial |= r->partial;
 				}
-				r0 = find_result(wl, base, n, t);
+				r0 = find_result(ks, wl, base, n, t);
 				for (c = 1; c < cfg.nr_impls; c++) {
-					r = find_result(wl, cfg.impls[c], n, t);
-					if (r0 && r && r->ops_per_sec > 0)
+					r = find_result(ks, wl, cfg.impls[c], n, t);
+					if (!comparable(cfg.impls[c], wl)) {
+						fprintf(f, " not comparable |");
+						any_nc = true;
+					} else if (r0 && r && r->ops_per_sec > 0) {
 						fprintf(f, " %sx |",
 							fmt_num(buf, sizeof(buf),
 								r0->ops_per_sec /
 								r->ops_per_sec));
-					else
+					} else {
 						fprintf(f, " n/a |");
+					}
 				}
 				fprintf(f, "\n");
 			}
@@ -1040,13 +1107,21 @@ static void write_markdown(FILE *f)
 		if (any_partial)
 			fprintf(f, "\n\\* stopped at the %.3g s cap before all %s work was done; the rate is over the part done.\n",
 				fixed_cap(), wl_names[wl]);
+		if (any_nc)
+			fprintf(f, "\nnot comparable: the index cannot remove concurrently with other operations (tbb's unsafe_erase), so it runs this workload on one thread only, and even there its rate is not one of a concurrent index.\n");
 		fprintf(f, "\n");
 	}
+}
 
-	if (!cfg.wl[WL_MEMORY])
-		return;
-	fprintf(f, "## memory (bytes per item: heap growth, and the index's own count in parentheses)\n\n");
-	fprintf(f, "Filled single-threaded with the items inserted in random order, then 90%% of them removed in random order; per item still present.  Heap: growth of mallinfo2() in-use bytes (items, index and malloc overhead).  Index: what the index reports for itself (rbtree: the link fields embedded in each item).  Frees deferred past an RCU grace period are completed before each sample (quiesce); after the deletes, small sets mostly show allocator caches and per-thread free lists.  n/a: not run, or the deletes hit the time cap.\n\n");
+static void write_markdown_memory(FILE *f, unsigned int ks)
+{
+	static const char *const phases[] = { "full", "after_delete_90pct" };
+	const struct mem_result *m;
+	int a, c, p;
+	size_t k;
+
+	fprintf(f, "### %s, memory (bytes per item: heap growth, and the index's own count in parentheses)\n\n",
+		bench_keyset_name(ks));
 	fprintf(f, "| items | phase |");
 	for (c = 0; c < cfg.nr_impls; c++)
 		fprintf(f, " %s |", cfg.impls[c]->name);
@@ -1055,17 +1130,13 @@ static void write_markdown(FILE *f)
 		fprintf(f, "---:|");
 	fprintf(f, "\n");
 	for (a = 0; a < cfg.nr_items; a++) {
-		static const char *const phases[] = {
-			"full", "after_delete_90pct",
-		};
-		int p;
-
 		for (p = 0; p < 2; p++) {
 			fprintf(f, "| %lu | %s |", cfg.items[a], phases[p]);
 			for (c = 0; c < cfg.nr_impls; c++) {
 				m = NULL;
 				for (k = 0; k < nr_mem_results; k++)
-					if (mem_results[k].impl == cfg.impls[c] &&
+					if (mem_results[k].ks == ks &&
+					    mem_results[k].impl == cfg.impls[c] &&
 					    mem_results[k].items == cfg.items[a] &&
 					    !strcmp(mem_results[k].phase,
 						    phases[p]))
@@ -1082,6 +1153,26 @@ static void write_markdown(FILE *f)
 		}
 	}
 	fprintf(f, "\n");
+}
+
+static void write_markdown(FILE *f)
+{
+	unsigned int ks;
+
+	fprintf(f, "# User-space index benchmark\n\n");
+	fprintf(f, "CPU: %s, %ld CPUs, kernel %s, %s, %s; %.3g s per timed cell; each figure is the median of %d round%s, the indexes taking turns within each round.  Every index gets the same extents and the same operations; lookups ask for a random unit inside a random extent (tbb-map and cds-skiplist find the extent holding it through a comparator that orders a unit against an extent).\n\n",
+		machine.cpu, machine.nproc, machine.kernel, compiler,
+		machine.date, cfg.seconds, cfg.rounds,
+		cfg.rounds > 1 ? "s" : "");
+	if (cfg.wl[WL_MEMORY])
+		fprintf(f, "Memory: filled single-threaded with the items inserted in random order, then 90%% of them removed in random order; per item still present.  Heap: growth of mallinfo2() in-use bytes (items, index and malloc overhead).  Index: what the index reports for itself (rbtree: the link fields embedded in each item).  Frees deferred past an RCU grace period are completed before each sample (quiesce); after the deletes, small sets mostly show allocator caches and per-thread free lists.  n/a: not run, or the deletes hit the time cap.\n\n");
+	for (ks = 0; ks < BENCH_KS_NR; ks++) {
+		if (!(cfg.keysets & (1U << ks)))
+			continue;
+		write_markdown_keyset(f, ks);
+		if (cfg.wl[WL_MEMORY])
+			write_markdown_memory(f, ks);
+	}
 }
 
 static void json_str(FILE *f, const char *s)
@@ -1102,6 +1193,8 @@ static void json_str(FILE *f, const char *s)
 
 static void write_json(FILE *f)
 {
+	unsigned int ks;
+	bool first;
 	size_t i;
 	int k;
 
@@ -1113,13 +1206,31 @@ static void write_json(FILE *f)
 	json_str(f, compiler);
 	fprintf(f, ",\n    \"date\": ");
 	json_str(f, machine.date);
-	fprintf(f, ",\n    \"seconds\": %g,\n    \"rounds\": %d\n  },\n  \"results\": [",
+	fprintf(f, ",\n    \"seconds\": %g,\n    \"rounds\": %d\n  },\n  \"keysets\": [",
 		cfg.seconds, cfg.rounds);
+	for (ks = 0, first = true; ks < BENCH_KS_NR; ks++) {
+		if (!(cfg.keysets & (1U << ks)))
+			continue;
+		fprintf(f, "%s\n    {\"name\": \"%s\", \"about\": ",
+			first ? "" : ",", bench_keyset_name(ks));
+		json_str(f, keyset_about[ks]);
+		fprintf(f, "}");
+		first = false;
+	}
+	fprintf(f, "\n  ],\n  \"impls\": [");
+	for (k = 0; k < cfg.nr_impls; k++) {
+		fprintf(f, "%s\n    {\"name\": ", k ? "," : "");
+		json_str(f, cfg.impls[k]->name);
+		fprintf(f, ", \"concurrent_remove\": %s}",
+			cfg.impls[k]->concurrent_remove ? "true" : "false");
+	}
+	fprintf(f, "\n  ],\n  \"results\": [");
 	for (i = 0; i < nr_results; i++) {
 		const struct result *r = &results[i];
 
-		fprintf(f, "%s\n    {\"workload\": \"%s\", \"impl\": ",
-			i ? "," : "", wl_names[r->wl]);
+		fprintf(f, "%s\n    {\"keyset\": \"%s\", \"workload\": \"%s\", \"impl\": ",
+			i ? "," : "", bench_keyset_name(r->ks),
+			wl_names[r->wl]);
 		json_str(f, r->impl->name);
 		fprintf(f, ", \"items\": %lu, \"threads\": %u, \"ops_per_sec\": %.1f, \"samples\": [",
 			r->items, r->threads, r->ops_per_sec);
@@ -1128,13 +1239,16 @@ static void write_json(FILE *f)
 		fprintf(f, "]");
 		if (r->partial)
 			fprintf(f, ", \"partial\": true");
+		if (!comparable(r->impl, r->wl))
+			fprintf(f, ", \"comparable\": false");
 		fprintf(f, "}");
 	}
 	fprintf(f, "\n  ],\n  \"memory\": [");
 	for (i = 0; i < nr_mem_results; i++) {
 		const struct mem_result *m = &mem_results[i];
 
-		fprintf(f, "%s\n    {\"impl\": ", i ? "," : "");
+		fprintf(f, "%s\n    {\"keyset\": \"%s\", \"impl\": ", i ? "," : "",
+			bench_keyset_name(m->ks));
 		json_str(f, m->impl->name);
 		fprintf(f, ", \"items\": %lu, \"phase\": \"%s\", \"index_bytes_per_item\": ",
 			m->items, m->phase);
@@ -1195,6 +1309,7 @@ static void usage(FILE *f)
 "  --impls a,b,...      indexes to run, first is the ratio baseline\n"
 "                       (default all, in built-in order)\n"
 "  --workloads w,...    subset of the workloads (default all)\n"
+"  --keysets k,...      key sets (default all; insert_hole runs with even)\n"
 "  --out DIR            where user.md and user.json go (default build/bench)\n"
 "  --rounds R           repeat each cell R times, indexes interleaved, and\n"
 "                       report the median (default 3, 1 with --quick)\n"
@@ -1205,6 +1320,9 @@ static void usage(FILE *f)
 	fprintf(f, "\nworkloads:");
 	for (i = 0; i < NR_WL; i++)
 		fprintf(f, " %s", wl_names[i]);
+	fprintf(f, "\nkey sets:");
+	for (i = 0; i < BENCH_KS_NR; i++)
+		fprintf(f, " %s", bench_keyset_name(i));
 	fprintf(f, "\n");
 }
 
@@ -1307,10 +1425,31 @@ static void parse_workloads(char *arg)
 	free(v);
 }
 
+static void parse_keysets(char *arg)
+{
+	char **v;
+	unsigned int j;
+	int i, n = split_list(arg, &v);
+
+	cfg.keysets = 0;
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < BENCH_KS_NR; j++)
+			if (!strcmp(bench_keyset_name(j), v[i]))
+				break;
+		if (j == BENCH_KS_NR) {
+			usage(stderr);
+			die("unknown key set '%s'", v[i]);
+		}
+		cfg.keysets |= 1U << j;
+	}
+	free(v);
+}
+
 static void parse_args(int argc, char **argv)
 {
 	enum { OPT_ITEMS = 256, OPT_THREADS, OPT_SECONDS, OPT_IMPLS,
-	       OPT_WORKLOADS, OPT_OUT, OPT_QUICK, OPT_ROUNDS, OPT_HELP };
+	       OPT_WORKLOADS, OPT_OUT, OPT_QUICK, OPT_ROUNDS, OPT_KEYSETS,
+	       OPT_HELP };
 	static const struct option opts[] = {
 		{ "items",	required_argument, NULL, OPT_ITEMS },
 		{ "threads",	required_argument, NULL, OPT_THREADS },
@@ -1320,6 +1459,7 @@ static void parse_args(int argc, char **argv)
 		{ "out",	required_argument, NULL, OPT_OUT },
 		{ "quick",	no_argument,	   NULL, OPT_QUICK },
 		{ "rounds",	required_argument, NULL, OPT_ROUNDS },
+		{ "keysets",	required_argument, NULL, OPT_KEYSETS },
 		{ "help",	no_argument,	   NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1332,6 +1472,7 @@ static void parse_args(int argc, char **argv)
 
 	cfg.seconds = 0.5;
 	cfg.out = "build/bench";
+	cfg.keysets = (1U << BENCH_KS_NR) - 1;
 	for (i = 0; i < NR_WL; i++)
 		cfg.wl[i] = true;
 
@@ -1371,6 +1512,9 @@ static void parse_args(int argc, char **argv)
 				die("bad --rounds '%s' (1..%d)", optarg,
 				    MAX_ROUNDS);
 			break;
+		case OPT_KEYSETS:
+			parse_keysets(optarg);
+			break;
 		case OPT_HELP:
 			usage(stdout);
 			exit(0);
@@ -1390,6 +1534,10 @@ static void parse_args(int argc, char **argv)
 		cfg.rounds = quick ? 1 : 3;
 	if (!cfg.items)
 		parse_items(quick ? items_quick : items_default);
+	for (i = 0; i < cfg.nr_items; i++)
+		if (cfg.items[i] > BENCH_KS_MAX_N)
+			die("bad item count %lu: at most %lu", cfg.items[i],
+			    BENCH_KS_MAX_N);
 	if (!cfg.threads)
 		parse_threads(threads_default);
 	if (!cfg.impls) {
@@ -1403,7 +1551,8 @@ static void parse_args(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	unsigned int max_threads = 0;
+	unsigned int max_threads = 0, ks;
+	struct bench_extent *ext;
 	struct worker *w;
 	int a, b, c;
 	FILE *f;
@@ -1431,26 +1580,39 @@ int main(int argc, char **argv)
 	for (a = 0; a < cfg.nr_items; a++) {
 		unsigned long n = cfg.items[a];
 
-		fprintf(stderr, "N=%lu\n", n);
-		if (cfg.wl[WL_MEMORY])
-			for (c = 0; c < cfg.nr_impls; c++)
-				run_memory(cfg.impls[c], n);
-		for (b = 0; b < cfg.nr_threads; b++) {
-			unsigned int t = cfg.threads[b];
-			int round;
+		ext = xcalloc(2 * n, sizeof(*ext));
+		for (ks = 0; ks < BENCH_KS_NR; ks++) {
+			if (!(cfg.keysets & (1U << ks)))
+				continue;
+			if (bench_keyset_build(ks, n, KEYSET_SEED, ext))
+				die("cannot build key set %s of %lu",
+				    bench_keyset_name(ks), n);
+			fprintf(stderr, "N=%lu, key set %s\n", n,
+				bench_keyset_name(ks));
+			if (cfg.wl[WL_MEMORY])
+				for (c = 0; c < cfg.nr_impls; c++)
+					run_memory(cfg.impls[c], ks, ext, n);
+			for (b = 0; b < cfg.nr_threads; b++) {
+				unsigned int t = cfg.threads[b];
+				int round;
 
-			/* Rounds interleave the indexes, so drift hits all. */
-			for (round = 0; round < cfg.rounds; round++) {
-				for (c = 0; c < cfg.nr_impls; c++) {
-					const struct bench_impl *impl = cfg.impls[c];
+				/* Rounds interleave the indexes, so drift hits all. */
+				for (round = 0; round < cfg.rounds; round++) {
+					for (c = 0; c < cfg.nr_impls; c++) {
+						const struct bench_impl *impl = cfg.impls[c];
 
-					run_basic(impl, n, t, w);
-					run_mix(impl, n, t, w, WL_MIX90);
-					run_mix(impl, n, t, w, WL_MIX50);
-					run_hole(impl, n, t, w);
+						run_basic(impl, ks, ext, n, t, w);
+						run_mix(impl, ks, ext, n, t, w,
+							WL_MIX90);
+						run_mix(impl, ks, ext, n, t, w,
+							WL_MIX50);
+						if (ks == BENCH_KS_EVEN)
+							run_hole(impl, n, t, w);
+					}
 				}
 			}
 		}
+		free(ext);
 	}
 	free(w);
 

@@ -2,11 +2,12 @@
 /*
  * cds-skiplist: libcds's lock-free skip list map over its own user-space RCU
  * (general_buffered: retired nodes are queued and freed in batches once a
- * grace period has passed), as a point map from start key to size.
+ * grace period has passed), as a map of extents ordered by start key.
  *
- * Like tbb-map it is not a range index: insert only refuses an exact
- * duplicate start and lookup only finds exact start keys, which is all the
- * workloads need (keys 16 apart, size 8).
+ * Like tbb-map, lookups find the extent holding a unit through a
+ * comparator that orders a unit against extents (unit_less, passed to
+ * contains()), and insert only refuses an exact duplicate start, which is
+ * all the workloads need (their extents are disjoint).
  *
  * libcds quirks this file deals with:
  *  - cds::Initialize() and the RCU singleton must exist before any thread
@@ -32,8 +33,44 @@
 
 namespace {
 
+struct extent {
+	unsigned long start;
+	unsigned long size;
+};
+
+struct unit {
+	unsigned long key;
+};
+
+struct extent_less {
+	bool operator()(const extent &a, const extent &b) const
+	{
+		return a.start < b.start;
+	}
+};
+
+/* An extent is below a unit when it ends at or before it. */
+struct unit_less {
+	bool operator()(const extent &a, const unit &u) const
+	{
+		return a.start + a.size <= u.key;
+	}
+	bool operator()(const unit &u, const extent &a) const
+	{
+		return u.key < a.start;
+	}
+	bool operator()(const extent &a, const extent &b) const
+	{
+		return a.start < b.start;
+	}
+};
+
+struct map_traits : public cds::container::skip_list::traits {
+	typedef extent_less less;
+};
+
 using rcu_t = cds::urcu::gc<cds::urcu::general_buffered<>>;
-using map_t = cds::container::SkipListMap<rcu_t, unsigned long, unsigned long>;
+using map_t = cds::container::SkipListMap<rcu_t, extent, char, map_traits>;
 
 std::once_flag cds_once;
 
@@ -91,7 +128,7 @@ void cds_quiesce(struct bench_index *)
 int cds_insert(struct bench_index *idx, unsigned long key, unsigned long size)
 {
 	try {
-		return to_map(idx)->insert(key, size) ? 0 : -EEXIST;
+		return to_map(idx)->insert(extent{key, size}, 0) ? 0 : -EEXIST;
 	} catch (const std::bad_alloc &) {
 		return -ENOMEM;
 	}
@@ -99,12 +136,13 @@ int cds_insert(struct bench_index *idx, unsigned long key, unsigned long size)
 
 int cds_remove(struct bench_index *idx, unsigned long key)
 {
-	return to_map(idx)->erase(key) ? 0 : -ENOENT;
+	/* The map's comparator orders by start alone. */
+	return to_map(idx)->erase(extent{key, 0}) ? 0 : -ENOENT;
 }
 
 bool cds_lookup(struct bench_index *idx, unsigned long key)
 {
-	return to_map(idx)->contains(key);
+	return to_map(idx)->contains(unit{key}, unit_less());
 }
 
 } /* namespace */

@@ -11,9 +11,13 @@ show what a change to the search costs even on a noisy machine.  The cache
 model is one L1 (D1) and one last level (LL) of the sizes given; it
 ignores prefetch instructions and hardware prefetchers.
 
-Writes DIR/lookup-cachesim.{json,md} and prints the table.
+The lookups are bench_user's: a random unit of a random extent of one key
+set (tools/bench/kernel/keyset.h; --keyset, default even).
 
-Usage: lookup_cachesim.py BENCH_USER [--items N] [--out DIR]
+Writes DIR/lookup-cachesim.{json,md} (DIR/lookup-cachesim-KEYSET.* for a
+key set other than even) and prints the table.
+
+Usage: lookup_cachesim.py BENCH_USER [--items N] [--out DIR] [--keyset K]
        [--impls skiplist,maple] [--d1 49152,12,64] [--ll 16777216,16,64]
 """
 
@@ -51,7 +55,7 @@ def parse(path, fn):
     return events, totals, calls
 
 
-def run(bench, impl, items, d1, ll):
+def run(bench, impl, items, d1, ll, keyset):
     fn = LOOKUP_FN[impl]
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "cg.out")
@@ -59,14 +63,16 @@ def run(bench, impl, items, d1, ll):
                "--cache-sim=yes", f"--D1={d1}", f"--LL={ll}",
                f"--toggle-collect={fn}", bench, "--items", str(items),
                "--threads", "1", "--seconds", "1", "--rounds", "1",
-               "--impls", impl, "--workloads", "lookup", "--out", tmp]
+               "--impls", impl, "--workloads", "lookup", "--keysets", keyset,
+               "--out", tmp]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)
         events, totals, calls = parse(out, fn)
     if not calls or not totals:
         sys.exit(f"lookup_cachesim: no calls of {fn} recorded for {impl}")
     per = {e: t / calls for e, t in zip(events, totals)}
-    return {"impl": impl, "items": items, "function": fn, "lookups": calls,
+    return {"impl": impl, "keyset": keyset, "items": items, "function": fn,
+            "lookups": calls,
             "instructions": per.get("Ir"), "data_reads": per.get("Dr"),
             "l1_misses": per.get("D1mr", 0) + per.get("D1mw", 0),
             "ll_misses": per.get("DLmr", 0) + per.get("DLmw", 0)}
@@ -80,14 +86,15 @@ def main():
     ap.add_argument("--d1", default="49152,12,64", help="L1 size,assoc,line")
     ap.add_argument("--ll", default="16777216,16,64", help="LL size,assoc,line")
     ap.add_argument("--out", default="build/bench")
+    ap.add_argument("--keyset", default="even")
     args = ap.parse_args()
 
-    rows = [run(args.bench, impl, args.items, args.d1, args.ll)
+    rows = [run(args.bench, impl, args.items, args.d1, args.ll, args.keyset)
             for impl in args.impls.split(",")]
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     doc = {"date": when, "cache_model": {"d1": args.d1, "ll": args.ll},
            "results": rows}
-    md = [f"Per lookup at {args.items} items, callgrind's cache model "
+    md = [f"Per lookup at {args.items} items of key set {args.keyset}, callgrind's cache model "
           f"(D1 {args.d1}, LL {args.ll}), {when}:", "",
           "| index | instructions | data reads | L1 misses | LL misses | lookups |",
           "|---|---:|---:|---:|---:|---:|"]
@@ -95,10 +102,11 @@ def main():
            f"{r['l1_misses']:.1f} | {r['ll_misses']:.2f} | {r['lookups']} |"
            for r in rows]
     os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "lookup-cachesim.json"), "w") as f:
+    name = "lookup-cachesim" + ("" if args.keyset == "even" else f"-{args.keyset}")
+    with open(os.path.join(args.out, f"{name}.json"), "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
-    with open(os.path.join(args.out, "lookup-cachesim.md"), "w") as f:
+    with open(os.path.join(args.out, f"{name}.md"), "w") as f:
         f.write("\n".join(md) + "\n")
     print("\n".join(md))
 

@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Plot bench_user's user.json as grouped bars: one group per workload, one
-bar per index, at one item count and thread count (by default the largest
-of each), on a log scale so that indexes orders of magnitude apart (linear
-first-fit search, tbb's O(n) unsafe_erase) still show."""
+"""Plot bench_user's user.json as grouped bars: one panel per key set, in
+it one group per workload and one bar per index, at one item count and
+thread count (by default the largest of each), on a log scale so that
+indexes orders of magnitude apart (linear first-fit search, tbb's O(n)
+unsafe_erase) still show."""
 
 import argparse
 import json
@@ -44,15 +45,32 @@ def main():
     for r in results:
         if r["impl"] not in impls:
             impls.append(r["impl"])
-    cell = {(r["workload"], r["impl"]): r for r in results
-            if r["items"] == items and r["threads"] == threads}
+    keysets = []
+    for r in results:
+        if r.get("keyset", "even") not in keysets:
+            keysets.append(r.get("keyset", "even"))
+    fig, axes = plt.subplots(len(keysets), 1,
+                             figsize=(11, 3.6 * len(keysets)), squeeze=False)
+    m = data.get("machine", {})
+    for ax, ks in zip(axes[:, 0], keysets):
+        cell = {(r["workload"], r["impl"]): r for r in results
+                if r["items"] == items and r["threads"] == threads and
+                r.get("keyset", "even") == ks}
+        panel(ax, ks, cell, impls, items, threads, m)
+    fig.tight_layout()
+
+    out = args.output or os.path.join(os.path.dirname(args.json) or ".",
+                                      "user.png")
+    fig.savefig(out, dpi=110)
+    print("wrote", out)
+
+
+def panel(ax, ks, cell, impls, items, threads, m):
     workloads = [w for w in WORKLOADS
                  if any((w, i) in cell for i in impls)]
     if not workloads:
         sys.exit(f"no results for items={items} threads={threads}")
-
     width = 0.8 / len(impls)
-    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(workloads)), 4.5))
     for k, impl in enumerate(impls):
         xs, ys = [], []
         for x, w in enumerate(workloads):
@@ -70,19 +88,12 @@ def main():
     ax.set_xticks(range(len(workloads)))
     ax.set_xticklabels(workloads)
     ax.set_ylabel("Mops/s (log scale)")
-    m = data.get("machine", {})
-    ax.set_title(f"{items} items, {threads} threads; missing bar = n/a, "
-                 f"hatched = partial\n{m.get('cpu', '?')}, "
+    ax.set_title(f"key set {ks}: {items} items, {threads} threads; missing bar = n/a, "
+                 f"hatched = partial; {m.get('cpu', '?')}, "
                  f"{m.get('nproc', '?')} CPUs, {m.get('seconds', '?')} s/cell",
                  fontsize=9)
     ax.grid(axis="y", which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-
-    out = args.output or os.path.join(os.path.dirname(args.json) or ".",
-                                      "user.png")
-    fig.savefig(out, dpi=120)
-    print("wrote", out)
+    ax.legend(fontsize=8, ncol=len(impls))
 
 
 if __name__ == "__main__":

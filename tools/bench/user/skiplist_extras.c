@@ -12,12 +12,21 @@
  *    of the same size.  In userspace the caches are the shim's per-thread
  *    free lists, a stand-in for SLUB's per-CPU fast path.
  *
- * Usage: skiplist_extras [--items N,N,...] [--variant NAME]
+ * The figures per item count are taken on each key set of keyset.h (the
+ * extents bench_user and sl_bench.ko use), lookups at a random unit
+ * inside a random extent.
+ *
+ * Usage: skiplist_extras [--items N,N,...] [--keysets K,K,...]
+ *                        [--variant NAME]
  */
 #include <getopt.h>
 #include <time.h>
 #include "leaf.h"
 #include <linux/slab.h>
+#include "keyset.h"
+
+/* The seed of every key set, as bench_user's and sl_bench.ko's. */
+#define EX_KEYSET_SEED	1
 
 struct ex_item {
 	struct sl_slot slot;
@@ -64,8 +73,9 @@ static unsigned long *ex_perm(unsigned long n)
 }
 
 /* Fills @list; returns ns per insert and the key loads per insert. */
-static double ex_fill(struct sl_list *list, const unsigned long *order,
-		      unsigned long n, double *loads_per_insert)
+static double ex_fill(struct sl_list *list, const struct bench_extent *ext,
+		      const unsigned long *order, unsigned long n,
+		      double *loads_per_insert)
 {
 	unsigned long i, loads0 = sl_key_loads();
 	double t = ex_now();
@@ -73,8 +83,8 @@ static double ex_fill(struct sl_list *list, const unsigned long *order,
 	for (i = 0; i < n; i++) {
 		struct ex_item *it = malloc(sizeof(*it));
 
-		it->slot.key = order[i] * 16;
-		it->slot.size = 8;
+		it->slot.key = ext[order[i]].key;
+		it->slot.size = ext[order[i]].size;
 		if (sl_insert(list, &it->slot, GFP_KERNEL))
 			abort();
 	}
@@ -91,42 +101,46 @@ static double ex_bytes_per_item(struct sl_list *list)
 	return st.items ? (double)st.bytes / st.items : 0;
 }
 
-static void ex_memory_and_loads(unsigned long n, bool first)
+static void ex_memory_and_loads(unsigned int ks, unsigned long n, bool first)
 {
 	unsigned long *perm = ex_perm(n), *asc = malloc(n * sizeof(*asc));
 	unsigned long i, lookups = 200000, loads0, hits = 0;
 	double asc_b, rnd_b, del_b, asc_ns, rnd_ns, asc_loads, rnd_loads;
+	struct bench_extent *ext = calloc(2 * n, sizeof(*ext)), *e;
 	struct sl_list list;
 	struct sl_slot *slot;
 
+	if (!ext || bench_keyset_build(ks, n, EX_KEYSET_SEED, ext))
+		abort();
 	for (i = 0; i < n; i++)
 		asc[i] = i;
 	sl_init(&list, GFP_KERNEL);
-	asc_ns = ex_fill(&list, asc, n, &asc_loads);
+	asc_ns = ex_fill(&list, ext, asc, n, &asc_loads);
 	asc_b = ex_bytes_per_item(&list);
 	sl_destroy(&list, ex_free_slot, NULL);
 
 	sl_init(&list, GFP_KERNEL);
-	rnd_ns = ex_fill(&list, perm, n, &rnd_loads);
+	rnd_ns = ex_fill(&list, ext, perm, n, &rnd_loads);
 	rnd_b = ex_bytes_per_item(&list);
 
-	/* Random lookups of keys that are there. */
+	/* Random lookups of a unit inside an extent that is there. */
 	rcu_read_lock();
 	loads0 = sl_key_loads();
 	for (i = 0; i < lookups; i++) {
-		slot = sl_lookup(&list, (ex_rand() % n) * 16);
-		hits += !!slot;
+		e = &ext[ex_rand() % n];
+		slot = sl_lookup(&list, e->key + ex_rand() % e->size);
+		hits += slot && slot->key == e->key;
 	}
 	rcu_read_unlock();
 	if (hits != lookups)
 		abort();
-	printf("%s\n    {\"items\": %lu, \"key_loads_per_lookup\": %.2f, ",
-	       first ? "" : ",", n,
+	printf("%s\n    {\"keyset\": \"%s\", \"items\": %lu, \"key_loads_per_lookup\": %.2f, ",
+	       first ? "" : ",", bench_keyset_name(ks), n,
 	       (double)(sl_key_loads() - loads0) / lookups);
 
 	/* Delete 90% at random. */
 	for (i = 0; i < n - n / 10; i++) {
-		slot = sl_remove(&list, perm[i] * 16);
+		slot = sl_remove(&list, ext[perm[i]].key);
 		if (!slot)
 			abort();
 		free(container_of(slot, struct ex_item, slot));
@@ -142,6 +156,7 @@ static void ex_memory_and_loads(unsigned long n, bool first)
 	       asc_ns, rnd_ns, asc_loads, rnd_loads);
 	free(perm);
 	free(asc);
+	free(ext);
 }
 
 /* ns per alloc+free pair, best of a few rounds. */
@@ -180,21 +195,38 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "items", required_argument, NULL, 'i' },
 		{ "variant", required_argument, NULL, 'v' },
+		{ "keysets", required_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *items = "1000,65536,1048576", *variant = "skip-rejected";
-	unsigned int h;
+	unsigned int h, ks, keysets = (1U << BENCH_KS_NR) - 1;
 	char *list, *tok;
 	bool first = true;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c == 'i')
+		if (c == 'i') {
 			items = optarg;
-		else if (c == 'v')
+		} else if (c == 'v') {
 			variant = optarg;
-		else
+		} else if (c == 'k') {
+			keysets = 0;
+			list = strdup(optarg);
+			for (tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+				for (ks = 0; ks < BENCH_KS_NR; ks++)
+					if (!strcmp(tok, bench_keyset_name(ks)))
+						break;
+				if (ks == BENCH_KS_NR) {
+					fprintf(stderr, "skiplist_extras: unknown key set '%s'\n",
+						tok);
+					return 2;
+				}
+				keysets |= 1U << ks;
+			}
+			free(list);
+		} else {
 			return 2;
+		}
 	}
 	shim_rcu_register();
 	if (shim_modules_load())
@@ -209,9 +241,13 @@ int main(int argc, char **argv)
 	printf("\n  ],\n  \"sizes\": [");
 	list = strdup(items);
 	for (tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-		ex_memory_and_loads(strtoul(tok, NULL, 0), first);
-		first = false;
-		fflush(stdout);
+		for (ks = 0; ks < BENCH_KS_NR; ks++) {
+			if (!(keysets & (1U << ks)))
+				continue;
+			ex_memory_and_loads(ks, strtoul(tok, NULL, 0), first);
+			first = false;
+			fflush(stdout);
+		}
 	}
 	printf("\n  ]\n}\n");
 	free(list);

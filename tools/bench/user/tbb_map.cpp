@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tbb-map: oneTBB's concurrent_map (a lock-free-insert skip list) as a point
- * map from start key to size.
+ * tbb-map: oneTBB's concurrent_map (a lock-free-insert skip list) as a map
+ * of extents ordered by start key.
  *
- * It is not a range index: insert only refuses an exact duplicate start, and
- * lookup only finds exact start keys.  The workloads use keys 16 apart with
- * size 8 and only look up start keys or absent keys, so neither matters
- * there, but a partially overlapping insert would be accepted.
+ * Lookups find the extent holding a unit through a transparent comparator
+ * (extent_less): an extent is below a unit when it ends at or before it,
+ * above when it starts after it, so among disjoint extents the one holding
+ * the unit is the one find() calls equal.  Insert only refuses an exact
+ * duplicate start: a partially overlapping insert would be accepted, which
+ * the workloads never try (their extents are disjoint).
  *
  * concurrent_map can only erase with unsafe_erase(), which must not run
  * alongside any other operation, hence concurrent_remove = false.
@@ -27,9 +29,35 @@
 
 namespace {
 
-using value_t = std::pair<const unsigned long, unsigned long>;
-using map_t = tbb::concurrent_map<unsigned long, unsigned long,
-				  std::less<unsigned long>,
+struct extent {
+	unsigned long start;
+	unsigned long size;
+};
+
+/* A unit looked up, ordered against extents by extent_less. */
+struct unit {
+	unsigned long key;
+};
+
+struct extent_less {
+	using is_transparent = void;
+
+	bool operator()(const extent &a, const extent &b) const
+	{
+		return a.start < b.start;
+	}
+	bool operator()(const extent &a, const unit &u) const
+	{
+		return a.start + a.size <= u.key;
+	}
+	bool operator()(const unit &u, const extent &a) const
+	{
+		return u.key < a.start;
+	}
+};
+
+using value_t = std::pair<const extent, char>;
+using map_t = tbb::concurrent_map<extent, char, extent_less,
 				  std::allocator<value_t>>;
 
 map_t *to_map(struct bench_index *idx)
@@ -54,7 +82,8 @@ void tbb_destroy(struct bench_index *idx)
 int tbb_insert(struct bench_index *idx, unsigned long key, unsigned long size)
 {
 	try {
-		return to_map(idx)->emplace(key, size).second ? 0 : -EEXIST;
+		return to_map(idx)->emplace(extent{key, size}, 0).second ?
+		       0 : -EEXIST;
 	} catch (const std::bad_alloc &) {
 		return -ENOMEM;
 	}
@@ -62,14 +91,15 @@ int tbb_insert(struct bench_index *idx, unsigned long key, unsigned long size)
 
 int tbb_remove(struct bench_index *idx, unsigned long key)
 {
-	return to_map(idx)->unsafe_erase(key) ? 0 : -ENOENT;
+	/* The key type's comparator orders by start alone. */
+	return to_map(idx)->unsafe_erase(extent{key, 0}) ? 0 : -ENOENT;
 }
 
 bool tbb_lookup(struct bench_index *idx, unsigned long key)
 {
 	map_t *m = to_map(idx);
 
-	return m->find(key) != m->end();
+	return m->find(unit{key}) != m->end();
 }
 
 } /* namespace */

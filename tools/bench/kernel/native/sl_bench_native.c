@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sl_bench_native: the allocator workloads of sl_bench.ko (alloc_work.c,
- * churn and frag), with the module's own allocator files (alloc_skiplist.c,
+ * churn, frag and frag-align), with the module's own allocator files (alloc_skiplist.c,
  * alloc_rbtree.c, alloc_iova.c), built as one userspace program instead of
  * a module: the skiplist's allocator on the skiplist's userspace shim (fast
  * flavour), the kernel's IOVA allocator (drivers/iommu/iova.c from Debian's
@@ -14,7 +14,7 @@
  * It prints the module's result lines on standard output, so report.py
  * turns them into the same tables:
  *
- *   sl_bench_native [--allocators a,b] [--workloads churn,frag]
+ *   sl_bench_native [--allocators a,b] [--workloads churn,frag,frag-align]
  *                   [--items n,n] [--threads t,t] [--cell-ms ms]
  *                   [--rounds r] [--seed s]
  */
@@ -40,7 +40,7 @@ static __attribute__((noreturn)) void usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: sl_bench_native [--allocators skiplist,skiplist-cache,rbtree,iova,iova-fast]\n"
-		"                       [--workloads churn,frag] [--items 1024,1048576]\n"
+		"                       [--workloads churn,frag,frag-align] [--items 1024,1048576]\n"
 		"                       [--threads 1,2] [--cell-ms 300] [--rounds 3] [--seed 1]\n");
 	exit(status);
 }
@@ -133,7 +133,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < ARRAY_SIZE(bench_all_allocators); i++)
 		names[i] = bench_all_allocators[i]->name;
 	alloc_mask = BIT(ARRAY_SIZE(bench_all_allocators)) - 1;
-	workload_mask = BIT(BENCH_W_CHURN) | BIT(BENCH_W_FRAG);
+#define NATIVE_WORKLOADS (BIT(BENCH_W_CHURN) | BIT(BENCH_W_FRAG) | \
+			  BIT(BENCH_W_FRAG_ALIGN))
+	workload_mask = NATIVE_WORKLOADS;
 	cfg.threads[0] = 1;
 	cfg.threads[1] = sysconf(_SC_NPROCESSORS_ONLN);
 	cfg.nr_threads = cfg.threads[1] > 1 ? 2 : 1;
@@ -147,8 +149,8 @@ int main(int argc, char **argv)
 			workload_mask = parse_names("workloads", optarg,
 						    bench_workload_names,
 						    BENCH_W_NR);
-			if (workload_mask & ~(BIT(BENCH_W_CHURN) | BIT(BENCH_W_FRAG)))
-				die("--workloads: only churn and frag run natively");
+			if (workload_mask & ~NATIVE_WORKLOADS)
+				die("--workloads: only churn, frag and frag-align run natively");
 			break;
 		case 'n':
 			nr_sizes = parse_numbers("items", optarg, sizes,
@@ -191,17 +193,27 @@ int main(int argc, char **argv)
 	bench_result_line("machine kernel=%s vcpus=%ld cell_ms=%u rounds=%u seed=%llu native=1",
 			  uts.release, sysconf(_SC_NPROCESSORS_ONLN),
 			  cfg.cell_ms, cfg.rounds, cfg.seed);
-	for (s = 0; s < nr_sizes && (workload_mask & BIT(BENCH_W_FRAG)); s++) {
+	for (s = 0; s < nr_sizes; s++) {
 		for (i = 0; i < ARRAY_SIZE(bench_all_allocators); i++) {
 			const struct bench_alloc_ops *ops = bench_all_allocators[i];
+			int misaligned;
 
 			if (!(alloc_mask & BIT(i)) || ops->churn_only)
 				continue;
-			ret = bench_alloc_frag(&cfg, ops, sizes[s]);
-			if (ret) {
-				failures++;
-				bench_result_line("error workload=frag impl=%s items=%lu ret=%d",
-						  ops->name, sizes[s], ret);
+			for (misaligned = 0; misaligned < 2; misaligned++) {
+				unsigned int w = misaligned ? BENCH_W_FRAG_ALIGN :
+					BENCH_W_FRAG;
+
+				if (!(workload_mask & BIT(w)) ||
+				    (misaligned && ops->size_align_only))
+					continue;
+				ret = bench_alloc_frag(&cfg, ops, sizes[s], misaligned);
+				if (ret) {
+					failures++;
+					bench_result_line("error workload=%s impl=%s items=%lu ret=%d",
+							  bench_workload_names[w],
+							  ops->name, sizes[s], ret);
+				}
 			}
 		}
 	}
