@@ -266,6 +266,7 @@ static int sl_em_merge_locked(struct sl_extent_map *em,
 		size += next->slot.size;
 		sl_extent_free_rcu(next);
 	}
+	ASSERT_EXCLUSIVE_WRITER(into->slot.size);
 	sl_resize(&em->list, &into->slot, size);
 	return into == ext ? 0 : SL_EM_ABSORBED;
 }
@@ -474,6 +475,7 @@ static int sl_em_cut_tail(struct sl_extent_map *em, struct sl_extent *ext,
 	tail->slot.size = key + (size - 1) - last;
 	tail->disk_start = ext->disk_start + (last + 1 - key);
 	tail->flags = ext->flags;
+	ASSERT_EXCLUSIVE_WRITER(ext->slot.size);
 	sl_resize(&em->list, &ext->slot, last + 1 - key);
 	ret = sl_insert(&em->list, &tail->slot, gfp);
 	if (ret)

@@ -16,6 +16,7 @@
 /* Remove the slot at @idx; inside a write section. */
 static void sl_leaf_take(struct sl_leaf *leaf, int idx)
 {
+	ASSERT_EXCLUSIVE_WRITER_SCOPED(leaf->nr);
 	unsigned long *keys = leaf->keys;
 	struct sl_slot **slots = leaf->slots;
 	int i, nr = leaf->nr;
@@ -48,6 +49,7 @@ static void sl_leaf_merge(struct sl_list *list, struct sl_locked *held,
 
 	sl_write_begin(held, left);
 	sl_write_begin(held, right);
+	ASSERT_EXCLUSIVE_WRITER(left->hi);
 	for (i = 0; i < rnr; i++) {
 		WRITE_ONCE(lkeys[lnr + i], rkeys[i]);
 		WRITE_ONCE(lslots[lnr + i], rslots[i]);
@@ -60,6 +62,7 @@ static void sl_leaf_merge(struct sl_list *list, struct sl_locked *held,
 	if (after)
 		rcu_assign_pointer(after->prev, left);
 	rcu_assign_pointer(left->next, after);
+	ASSERT_EXCLUSIVE_WRITER(right->dead);
 	WRITE_ONCE(right->dead, 1);
 	sl_write_end(right);
 	sl_write_end(left);

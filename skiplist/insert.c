@@ -84,6 +84,7 @@ static unsigned long sl_new_gap(const struct sl_leaf *prev,
 /* Put @slot at @pos, shifting the rest right; inside a write section. */
 static void sl_leaf_put(struct sl_leaf *leaf, int pos, struct sl_slot *slot)
 {
+	ASSERT_EXCLUSIVE_WRITER_SCOPED(leaf->nr);
 	unsigned long *keys = leaf->keys;
 	struct sl_slot **slots = leaf->slots;
 	int i;
@@ -142,6 +143,7 @@ static void sl_leaf_split(struct sl_list *list, struct sl_locked *held,
 	sl_lock_leaf(held, right);
 
 	sl_write_begin(held, leaf);
+	ASSERT_EXCLUSIVE_WRITER(leaf->hi);
 	WRITE_ONCE(leaf->hi, right->lo - 1);
 	for (i = keep; i < SL_LEAF_KEYS; i++)
 		WRITE_ONCE(slots[i], NULL);
@@ -150,6 +152,7 @@ static void sl_leaf_split(struct sl_list *list, struct sl_locked *held,
 		sl_leaf_put(leaf, pos, slot);
 	if (after)
 		rcu_assign_pointer(after->prev, right);
+	ASSERT_EXCLUSIVE_WRITER(leaf->next);
 	rcu_assign_pointer(leaf->next, right);
 	sl_write_end(leaf);
 

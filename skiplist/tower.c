@@ -150,8 +150,10 @@ void sl_tower_link(struct sl_list *list, struct sl_leaf *leaf)
 				 * search sees @leaf with @succ's fence and
 				 * merely declines a shortcut.
 				 */
+				ASSERT_EXCLUSIVE_WRITER(plink->next);
 				rcu_assign_pointer(plink->next, leaf);
 				WRITE_ONCE(plink->lo, leaf->lo);
+				ASSERT_EXCLUSIVE_WRITER(leaf->linked);
 				WRITE_ONCE(leaf->linked, level + 1);
 				sl_unlock_all(&held);
 				break;
@@ -193,6 +195,7 @@ static bool sl_unlink_level(struct sl_list *list, struct sl_leaf *leaf,
 		 * with the next leaf's fence and merely declines a shortcut.
 		 */
 		WRITE_ONCE(plink->lo, link->lo);
+		ASSERT_EXCLUSIVE_WRITER(plink->next);
 		rcu_assign_pointer(plink->next, succ);
 		done = true;
 	}

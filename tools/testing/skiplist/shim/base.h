@@ -61,6 +61,13 @@ typedef unsigned int slab_flags_t;
 #define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) \
 	do { *(volatile __typeof__(x) *)&(x) = (v); } while (0)
+/*
+ * KCSAN's assertions: only the kernel's race detector can check them.  The
+ * operand is still compiled (unevaluated), so a stale field name fails here.
+ */
+#define ASSERT_EXCLUSIVE_WRITER(var)	((void)sizeof(var))
+#define ASSERT_EXCLUSIVE_WRITER_SCOPED(var) \
+	const size_t __maybe_unused shim_scoped_assert = sizeof(var)
 
 #define smp_mb()	__atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define smp_rmb()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
