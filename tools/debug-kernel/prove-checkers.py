@@ -68,8 +68,8 @@ MUTANTS = [
            "a split locks the new leaf inside the old leaf's write section, "
            "while a merge opens a write section inside the second leaf's lock"),
     Mutant("kasan-leaf-freed-before-unlink", "a", "skiplist/delete.c",
-           [("\t\tsl_tower_unlink(list, victim);\n",
-             "\t\tsl_leaf_free(victim);\n\t\tsl_tower_unlink(list, victim);\n")],
+           [("\t\tsl_tower_unlink(list, victim, flags);\n",
+             "\t\tsl_leaf_free(victim);\n\t\tsl_tower_unlink(list, victim, flags);\n")],
            LOAD_TESTS, r"KASAN: .*use-after-free",
            "a merged-away leaf goes back to the slab at once, before its "
            "tower is unlinked and without a grace period"),
@@ -77,10 +77,10 @@ MUTANTS = [
            [("\t\t\tlo = READ_ONCE(link->lo);\n", "\t\t\tlo = link->lo;\n"),
             ("\t\tif (key <= READ_ONCE(leaf->hi))\n\t\t\treturn leaf;\n"
              "\t\tsl_window(list, SL_WIN_SEARCH_HOP, .key = key, .leaf = leaf);\n"
-             "\t\tleaf = next;\n",
+             "\t\t/*\n\t\t * A tower may",
              "\t\tif (key <= leaf->hi)\n\t\t\treturn leaf;\n"
              "\t\tsl_window(list, SL_WIN_SEARCH_HOP, .key = key, .leaf = leaf);\n"
-             "\t\tleaf = next;\n"),
+             "\t\t/*\n\t\t * A tower may"),
             ("\tif (leaf) {\n\t\tsl_count(*loads);\n"
              "\t\tif (key <= READ_ONCE(leaf->hi))\n\t\t\treturn leaf;\n",
              "\tif (leaf) {\n\t\tsl_count(*loads);\n"
@@ -105,9 +105,10 @@ MUTANTS = [
            "assertions on the leaf's count must see it",
            cpus=4),
     Mutant("kmemleak-extent-leaked-on-eexist", "a", "skiplist/dev.c",
-           [("\tret = sl_insert(dev->list, &ext->slot, GFP_KERNEL_ACCOUNT);\n"
-             "\tif (ret)\n\t\tkfree(ext);\n",
-             "\tret = sl_insert(dev->list, &ext->slot, GFP_KERNEL_ACCOUNT);\n")],
+           [("\tret = sl_insert(dev->list, &call->ext->slot, GFP_KERNEL_ACCOUNT);\n"
+             "\tif (!ret)\n\t\tcall->ext = NULL;\n",
+             "\tret = sl_insert(dev->list, &call->ext->slot, GFP_KERNEL_ACCOUNT);\n"
+             "\tcall->ext = NULL;\n")],
            IOCTL_THEN_SCAN, r"suspected memory leak",
            "the insert ioctl forgets to free its extent when the insert fails"),
     Mutant("prove-rcu-gap-search-outside-read-section", "a", "skiplist/hole.c",

@@ -89,8 +89,10 @@ MUTANTS = [
      "\t\t * with the next leaf's fence and merely declines a shortcut.\n"
      "\t\t */\n"
      "\t\tWRITE_ONCE(plink->lo, link->lo);\n"
+     "\t\tASSERT_EXCLUSIVE_WRITER(plink->next);\n"
      "\t\trcu_assign_pointer(plink->next, succ);\n",
      "\t\tWRITE_ONCE(plink->lo, link->lo);\n"
+     "\t\tASSERT_EXCLUSIVE_WRITER(plink->next);\n"
      "\t\trcu_assign_pointer(plink->next, succ);\n"
      "\t\tsl_window(list, SL_WIN_UNLINK_ABSORBED, .key = leaf->lo,\n"
      "\t\t\t  .leaf = leaf, .level = level);\n"
