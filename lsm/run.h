@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A sorted run: the pieces of one memtable (later, of a merge), in order
+ * and not overlapping, written once into one device extent from the range
+ * allocator and never changed: data blocks, an index block, a Bloom
+ * filter and a footer.  Layout: Documentation/lsm.rst, "Runs".
+ */
+#ifndef _LSM_RUN_H
+#define _LSM_RUN_H
+
+#include <linux/types.h>
+#include "bdev.h"
+#include "record.h"
+
+/**
+ * struct lsm_run_info - what the manifest records about a run
+ * @id:          unique in the store, never reused; the epoch of its blocks
+ * @first_block: first block of its device extent
+ * @nr_blocks:   blocks of the extent, all of them used
+ * @first_key:   first unit covered by its pieces
+ * @last_key:    last unit covered by its pieces
+ * @nr_pieces:   pieces, tombstones included
+ * @max_seq:     highest sequence number of its extents
+ */
+struct lsm_run_info {
+	u64 id;
+	u64 first_block;
+	u64 nr_blocks;
+	u64 first_key;
+	u64 last_key;
+	u64 nr_pieces;
+	u64 max_seq;
+};
+
+/**
+ * struct lsm_run_source - the pieces a run is built from
+ * @next: fill in the next piece in key order (non-overlapping, each with
+ *        its extent as stored and its value); return 0, or -ENOENT at
+ *        the end, or a negative errno to abandon the build.  The value
+ *        must stay valid until the next call
+ * @rewind: start again from the first piece (the build makes two passes:
+ *        one to size the run, one to write it)
+ * @priv: the source's
+ */
+struct lsm_run_source {
+	int (*next)(void *priv, struct lsm_piece *out);
+	void (*rewind)(void *priv);
+	void *priv;
+};
+
+struct lsm_run;
+
+/* The exact number of blocks a run of @src takes. */
+int lsm_run_size(struct lsm_run_source *src, u64 *nr_blocks);
+/*
+ * Write a run of @src into [@info->first_block, + @info->nr_blocks) as
+ * run @info->id of store @store_id, filling in the rest of @info.  Waits
+ * for every write to complete; does not flush (the caller flushes before
+ * it records the run in the manifest).
+ */
+int lsm_run_write(struct lsm_bdev *bdev, u64 store_id,
+		  struct lsm_run_source *src, struct lsm_run_info *info);
+/* Read the footer, index and filter of a run into memory, checking them. */
+int lsm_run_open(struct lsm_bdev *bdev, u64 store_id,
+		 const struct lsm_run_info *info, struct lsm_run **runp);
+void lsm_run_close(struct lsm_run *run);
+/*
+ * As lsm_mem_get() and lsm_mem_next(), with the value always copied to
+ * @vbuf.  -ENOENT, or -EUCLEAN/-EIO for a block that fails its check or
+ * cannot be read.  lsm_run_get() consults the filter first.
+ */
+int lsm_run_get(struct lsm_run *run, u64 k, struct lsm_piece *out,
+		void *vbuf, u32 vbuf_size);
+int lsm_run_next(struct lsm_run *run, u64 pos, struct lsm_piece *out,
+		 void *vbuf, u32 vbuf_size);
+
+#endif /* _LSM_RUN_H */
