@@ -56,7 +56,8 @@ KDIR ?= /lib/modules/$(KREL_61)/build
 PY := /usr/bin/python3
 CHECKPATCH := $(BUILD)/tools/checkpatch/checkpatch.pl
 KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h extent/*.[ch] \
-	extent/uapi/*.h iommu_demo/*.[ch] tools/bench/kernel/*.c tools/peers/*.h)
+	extent/uapi/*.h iommu_demo/*.[ch] tools/bench/kernel/*.c tools/peers/*.h \
+	lsm/*.[ch])
 
 .PHONY: all modules setup check check-user check-kernel check-vm check-vm-stall check-debug \
 	debug-run check-debug-checkers debug-modules lint mutants \
@@ -124,6 +125,7 @@ lint: $(CHECKPATCH)
 
 check-user:
 	$(MAKE) -C tools/testing/skiplist check
+	$(MAKE) -C tools/testing/lsm check
 
 # Break the code on purpose, one way at a time; each test must notice.
 mutants:
