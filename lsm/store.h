@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The store: a persistent, ordered map of extents [key, key + len) with a
+ * value each, on one block device.  This is its whole interface, used by
+ * the kernel's /dev/sl_lsm (dev.c) and by the userspace library (the
+ * tests, lsm_bench); the contract in full is Documentation/lsm.rst.
+ */
+#ifndef _LSM_STORE_H
+#define _LSM_STORE_H
+
+#include <linux/types.h>
+#include "bdev.h"
+#include "record.h"
+
+struct lsm_store;
+
+/**
+ * struct lsm_options - how a store runs (not stored on disk)
+ * @memtable_bytes:     a memtable this full becomes immutable and is
+ *                      written out as a run; 0 for the default, 64 MiB
+ * @max_immutables:     writers stall while this many immutable memtables
+ *                      wait to be written; 0 for the default, 2
+ * @commit_interval_ms: a write without LSM_WRITE_SYNC is durable within
+ *                      this long; 0 for the default, 5000
+ * @no_wal:             no write-ahead log: writes are durable only once
+ *                      their memtable is written out (seed 001's
+ *                      benchmark); a crash loses the memtables
+ */
+struct lsm_options {
+	u64 memtable_bytes;
+	u32 max_immutables;
+	u32 commit_interval_ms;
+	bool no_wal;
+};
+
+/* lsm_store_open() flags */
+#define LSM_OPEN_FORMAT		0x1	/* make a new, empty store */
+
+int lsm_store_open(struct lsm_bdev *bdev, const struct lsm_options *opt,
+		   unsigned int flags, struct lsm_store **storep);
+int lsm_store_close(struct lsm_store *st);
+
+/* lsm_op.kind */
+#define LSM_OP_PUT		1
+#define LSM_OP_DELETE		2
+
+/**
+ * struct lsm_op - one operation of a write
+ * @kind:  LSM_OP_PUT or LSM_OP_DELETE (a punch of [key, key + len))
+ * @vlen:  value bytes of a put, 0 to LSM_VALUE_MAX; 0 for a delete
+ * @key:   first unit
+ * @len:   units, at least 1, and key + len - 1 must not pass U64_MAX
+ * @value: the value of a put; copied before the call returns
+ */
+struct lsm_op {
+	u32 kind;
+	u32 vlen;
+	u64 key;
+	u64 len;
+	const void *value;
+};
+
+/* lsm_store_write() flags */
+#define LSM_WRITE_SYNC		0x1	/* durable when the call returns */
+
+/*
+ * Apply @n operations atomically (one log record; readers and recovery
+ * see all of them or none), in order: a later operation of the same call
+ * wins where they overlap.  -EINVAL for a bad operation (nothing applied),
+ * -EROFS once the store has failed a write or flush, -ENOSPC when the
+ * device is full, -EIO when a SYNC write could not be made durable.
+ */
+int lsm_store_write(struct lsm_store *st, const struct lsm_op *ops,
+		    unsigned int n, unsigned int flags);
+
+/*
+ * The newest extent covering @k: out->ext as stored (key, len, value) and
+ * out->start, out->len its window visible at @k (clipped by everything
+ * newer).  Up to @vbuf_size bytes of the value go to @vbuf; out->ext.vlen
+ * is its full length.  -ENOENT where nothing, or a punch, covers @k.
+ */
+int lsm_store_get(struct lsm_store *st, u64 k, struct lsm_piece *out,
+		  void *vbuf, u32 vbuf_size);
+
+/**
+ * struct lsm_scan_cursor - where a scan resumes
+ * @pos:  the next unit to look at
+ * @done: the scan has passed the last unit of the key space
+ */
+struct lsm_scan_cursor {
+	u64 pos;
+	bool done;
+};
+
+/*
+ * The visible pieces from @cur->pos on, in key order, newest wins,
+ * trimmed, punches hidden: at most @max of them into @out, their values
+ * packed into @vbuf (each piece's ext.value points there; a scan stops
+ * before a value that does not fit, after at least one piece if
+ * @vbuf_size >= LSM_VALUE_MAX).  Advances @cur.  Returns how many pieces
+ * it filled in (0 at the end), or a negative errno.
+ */
+int lsm_store_scan(struct lsm_store *st, struct lsm_scan_cursor *cur,
+		   struct lsm_piece *out, unsigned int max,
+		   void *vbuf, size_t vbuf_size);
+
+/* Everything acknowledged so far is durable on return. */
+int lsm_store_sync(struct lsm_store *st);
+/* Write the memtable out as a run now, and make it durable. */
+int lsm_store_flush(struct lsm_store *st);
+
+/**
+ * struct lsm_stats - counters of a store
+ * @memtable_bytes:  bytes in the active memtable
+ * @immutables:      immutable memtables waiting to be written
+ * @runs:            runs in the store
+ * @flushes:         memtables written out
+ * @stalls:          writes that waited for an immutable memtable's write
+ * @stall_ns:        total time they waited
+ * @wal_bytes:       bytes written to the log
+ * @run_bytes:       bytes written to runs
+ * @manifest_bytes:  bytes written to the manifest
+ * @user_bytes:      key, length and value bytes the callers wrote
+ * @group_commits:   log flushes that made writes durable
+ * @group_writers:   SYNC writes those flushes made durable
+ * @seq:             the newest sequence number
+ * @read_only:       the store failed a write or flush and refuses writes
+ */
+struct lsm_stats {
+	u64 memtable_bytes;
+	u64 immutables;
+	u64 runs;
+	u64 flushes;
+	u64 stalls;
+	u64 stall_ns;
+	u64 wal_bytes;
+	u64 run_bytes;
+	u64 manifest_bytes;
+	u64 user_bytes;
+	u64 group_commits;
+	u64 group_writers;
+	u64 seq;
+	bool read_only;
+};
+
+void lsm_store_stats(struct lsm_store *st, struct lsm_stats *stats);
+
+#endif /* _LSM_STORE_H */
