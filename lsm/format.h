@@ -47,8 +47,9 @@ struct lsm_super {
 };
 static_assert(sizeof(struct lsm_super) == 128);
 
-/* Log segments: 1 MiB each. */
+/* Log segments: 1 MiB each by default, chosen at format. */
 #define LSM_SEGMENT_BLOCKS	256
+#define LSM_SEGMENT_MIN_BLOCKS	8
 
 /**
  * struct lsm_wal_record - the head of a log record
@@ -87,8 +88,7 @@ struct lsm_wal_op {
 static_assert(sizeof(struct lsm_wal_op) == 24);
 
 /* Bytes of one segment's stream, and so the largest record. */
-#define LSM_WAL_SEGMENT_BYTES	(LSM_SEGMENT_BLOCKS * LSM_BLOCK_BODY)
-#define LSM_WAL_RECORD_MAX	LSM_WAL_SEGMENT_BYTES
+#define LSM_WAL_SEGMENT_BYTES(blocks)	((blocks) * LSM_BLOCK_BODY)
 
 /* lsm_manifest_block.kind */
 #define LSM_MB_SNAPSHOT		1

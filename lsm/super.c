@@ -61,7 +61,8 @@ static enum lsm_super_fault lsm_super_parse(const void *block, u64 blocknr,
 	si->segment_blocks = le32_to_cpu(s->segment_blocks);
 	if (si->generation % LSM_SUPER_COPIES != blocknr ||
 	    si->nr_blocks < LSM_MIN_BLOCKS ||
-	    si->segment_blocks != LSM_SEGMENT_BLOCKS ||
+	    si->segment_blocks < LSM_SEGMENT_MIN_BLOCKS ||
+	    si->segment_blocks > si->nr_blocks / 4 ||
 	    !si->manifest_blocks ||
 	    si->manifest_start < LSM_SUPER_COPIES ||
 	    si->manifest_start >= si->nr_blocks ||

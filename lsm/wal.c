@@ -213,26 +213,27 @@ static int lsm_wal_parse(const u8 *p, size_t len, u64 epoch, u64 seq,
 			 struct lsm_op **opsp, unsigned int *cap,
 			 unsigned int *np, size_t *bytesp)
 {
-	const struct lsm_wal_record *rec = (const void *)p;
-	struct lsm_wal_record head;
+	struct lsm_wal_record rec, head;
 	size_t bytes, at;
 	unsigned int n;
 	u32 crc;
 
-	if (len < sizeof(*rec))
+	/* Records are packed, not aligned: copy each head out. */
+	if (len < sizeof(rec))
 		return -ENODATA;
-	bytes = le32_to_cpu(rec->bytes);
-	n = le32_to_cpu(rec->nr_ops);
-	if (bytes < sizeof(*rec) + sizeof(struct lsm_wal_op) || bytes > len ||
-	    !n || n > (bytes - sizeof(*rec)) / sizeof(struct lsm_wal_op))
+	memcpy(&rec, p, sizeof(rec));
+	bytes = le32_to_cpu(rec.bytes);
+	n = le32_to_cpu(rec.nr_ops);
+	if (bytes < sizeof(rec) + sizeof(struct lsm_wal_op) || bytes > len ||
+	    !n || n > (bytes - sizeof(rec)) / sizeof(struct lsm_wal_op))
 		return -ENODATA;
-	head = *rec;
+	head = rec;
 	head.crc = 0;
 	crc = lsm_crc32c(~0U, &head, sizeof(head));
-	crc = lsm_crc32c(crc, p + sizeof(*rec), bytes - sizeof(*rec));
-	if (~crc != le32_to_cpu(rec->crc) ||
-	    le64_to_cpu(rec->epoch) != epoch || le64_to_cpu(rec->seq) != seq ||
-	    rec->flags)
+	crc = lsm_crc32c(crc, p + sizeof(rec), bytes - sizeof(rec));
+	if (~crc != le32_to_cpu(rec.crc) ||
+	    le64_to_cpu(rec.epoch) != epoch || le64_to_cpu(rec.seq) != seq ||
+	    rec.flags)
 		return -ENODATA;
 	if (n > *cap) {
 		struct lsm_op *ops = kvcalloc(n, sizeof(*ops), GFP_KERNEL);
@@ -243,18 +244,19 @@ static int lsm_wal_parse(const u8 *p, size_t len, u64 epoch, u64 seq,
 		*opsp = ops;
 		*cap = n;
 	}
-	at = sizeof(*rec);
+	at = sizeof(rec);
 	for (unsigned int i = 0; i < n; i++) {
-		const struct lsm_wal_op *op = (const void *)(p + at);
+		struct lsm_wal_op op;
 		struct lsm_op *o = &(*opsp)[i];
 
-		if (bytes - at < sizeof(*op))
+		if (bytes - at < sizeof(op))
 			return -ENODATA;
-		at += sizeof(*op);
-		o->key = le64_to_cpu(op->key);
-		o->len = le64_to_cpu(op->len);
-		o->kind = le32_to_cpu(op->kind);
-		o->vlen = le32_to_cpu(op->vlen);
+		memcpy(&op, p + at, sizeof(op));
+		at += sizeof(op);
+		o->key = le64_to_cpu(op.key);
+		o->len = le64_to_cpu(op.len);
+		o->kind = le32_to_cpu(op.kind);
+		o->vlen = le32_to_cpu(op.vlen);
 		if (o->vlen > bytes - at || o->vlen > LSM_VALUE_MAX || !o->len ||
 		    o->key + (o->len - 1) < o->key ||
 		    (o->kind != LSM_OP_PUT && o->kind != LSM_OP_DELETE) ||
@@ -303,24 +305,42 @@ int lsm_wal_replay(struct lsm_bdev *bdev, u64 store_id,
 	struct lsm_op *ops = NULL;
 	unsigned int cap = 0, n;
 	size_t len = 0, at = 0, bytes;
-	u8 *stream, *block;
+	u8 *stream = NULL, *block;
+	u64 nr;
 	int err = 0;
 
-	stream = kvmalloc(seg->nr * LSM_BLOCK_BODY, GFP_KERNEL);
 	block = kmalloc(LSM_BLOCK_SIZE, GFP_KERNEL);
-	if (!stream || !block) {
+	if (!block)
+		return -ENOMEM;
+	/* First the extent of the log in the segment, then its bytes. */
+	for (nr = 0; nr < seg->nr; nr++) {
+		id.blocknr = seg->start + nr;
+		err = bdev->ops->read(bdev, id.blocknr, block, 1);
+		if (err)
+			goto out;
+		if (lsm_block_check(block, &id))
+			break;
+		len += le32_to_cpu(((struct lsm_block_header *)block)->used) -
+		       HDR;
+	}
+	stream = kvmalloc(max_t(size_t, len, 1), GFP_KERNEL);
+	if (!stream) {
 		err = -ENOMEM;
 		goto out;
 	}
-	for (u64 i = 0; i < seg->nr; i++) {
+	len = 0;
+	for (u64 i = 0; i < nr; i++) {
 		u32 used;
 
 		id.blocknr = seg->start + i;
 		err = bdev->ops->read(bdev, id.blocknr, block, 1);
 		if (err)
 			goto out;
-		if (lsm_block_check(block, &id))
-			break;
+		/* Read again, it must still pass: the device is ours alone. */
+		if (WARN_ON(lsm_block_check(block, &id))) {
+			err = -EIO;
+			goto out;
+		}
 		used = le32_to_cpu(((struct lsm_block_header *)block)->used);
 		memcpy(stream + len, block + HDR, used - HDR);
 		len += used - HDR;
