@@ -315,7 +315,7 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long rounds = 8, writes = 400, random_cuts = 600;
+	unsigned long rounds = 6, writes = 400, random_cuts = 300;
 	struct timespec t0, t1;
 	int c;
 
