@@ -739,8 +739,7 @@ static int lsm_store_flush_one(struct lsm_store *st)
 	lsm_mem_source_rewind(&ms);
 	err = lsm_run_write(st->bdev, st->sb.store_id, &src, &info);
 	rl = kzalloc(sizeof(*rl), GFP_KERNEL);
-	ls = lsm_layers_alloc(snap->nr);
-	if (!err && (!rl || !ls))
+	if (!err && !rl)
 		err = -ENOMEM;
 	if (!err)
 		err = lsm_run_open(st->bdev, st->sb.store_id, &info, &rl->run);
@@ -769,6 +768,12 @@ static int lsm_store_flush_one(struct lsm_store *st)
 	/* Readers see the run where the memtable was. */
 	mutex_lock(&st->write_mutex);
 	cur = st->layers;	/* the write mutex keeps it current */
+	ls = lsm_layers_alloc(cur->nr);
+	if (!ls) {
+		mutex_unlock(&st->write_mutex);
+		err = -ENOMEM;
+		goto fail;
+	}
 	ls->nr_imm = cur->nr_imm - 1;
 	for (i = 0; i < cur->nr; i++) {
 		if (cur->l[i] == imm)
