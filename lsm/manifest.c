@@ -493,55 +493,77 @@ int lsm_manifest_commit(struct lsm_manifest *m, const struct lsm_edit *e,
 	return 0;
 }
 
+struct lsm_extent_use {
+	u64 start, nr;
+};
+
+static void lsm_use_add(struct lsm_extent_use *u, unsigned int *n, u64 start,
+			u64 nr)
+{
+	unsigned int i = (*n)++;
+
+	/* Insertion sort by start: a check, over a few hundred extents. */
+	while (i && u[i - 1].start > start) {
+		u[i] = u[i - 1];
+		i--;
+	}
+	u[i].start = start;
+	u[i].nr = nr;
+}
+
 /**
  * lsm_manifest_check() - check the manifest's invariants against the space
  * @m: the manifest
  *
- * Every extent it records lies inside the store and overlaps no other,
- * the space in use is exactly those extents and the superblocks, log
- * segments start at increasing sequence numbers, and ids are below
- * next_id.
+ * Every extent it records lies inside the store and overlaps no other nor
+ * the superblocks, the space in use is exactly those extents and the
+ * superblocks, log segments start at increasing sequence numbers, and ids
+ * are below next_id.
  *
  * Context: process context, may sleep; callers serialize with changes.
  * Return: 0, -EUCLEAN naming the broken invariant in a message, -ENOMEM.
  */
 int lsm_manifest_check(struct lsm_manifest *m)
 {
-	struct lsm_space fresh;
+	unsigned int n = 0, i;
+	struct lsm_extent_use *u;
 	const char *what = NULL;
-	int err;
+	u64 used = 0, end = 0;
 
-	err = lsm_space_init(&fresh, m->space->nr_blocks);
-	if (err)
-		return err;
-	err = lsm_space_reserve(&fresh, m->sb->manifest_start,
-				m->sb->manifest_blocks);
-	for (unsigned int i = 0; !err && i < m->nr_runs; i++) {
-		err = lsm_space_reserve(&fresh, m->runs[i].first_block,
-					m->runs[i].nr_blocks);
+	u = kvcalloc(2 + m->nr_runs + m->nr_segs, sizeof(*u), GFP_KERNEL);
+	if (!u)
+		return -ENOMEM;
+	lsm_use_add(u, &n, 0, LSM_SUPER_COPIES);
+	lsm_use_add(u, &n, m->sb->manifest_start, m->sb->manifest_blocks);
+	for (i = 0; i < m->nr_runs; i++) {
+		lsm_use_add(u, &n, m->runs[i].first_block,
+			    m->runs[i].nr_blocks);
 		if (m->runs[i].id >= m->next_id)
 			what = "run id not below next_id";
 	}
-	for (unsigned int i = 0; !err && i < m->nr_segs; i++) {
-		err = lsm_space_reserve(&fresh, m->segs[i].start,
-					m->segs[i].nr);
+	for (i = 0; i < m->nr_segs; i++) {
+		lsm_use_add(u, &n, m->segs[i].start, m->segs[i].nr);
 		if (m->segs[i].id >= m->next_id)
 			what = "segment id not below next_id";
 		if (i && m->segs[i].first_seq < m->segs[i - 1].first_seq)
 			what = "segments out of sequence order";
 	}
-	if (err == -EUCLEAN)
-		what = "extents overlap or leave the store";
-	else if (err)
-		goto out;
-	if (!what && fresh.used != m->space->used)
+	for (i = 0; i < n; i++) {
+		if (!u[i].nr || u[i].start < end ||
+		    u[i].nr > m->space->nr_blocks - u[i].start ||
+		    u[i].start > m->space->nr_blocks)
+			what = "extents overlap or leave the store";
+		else
+			end = u[i].start + u[i].nr;
+		used += u[i].nr;
+	}
+	if (!what && used != m->space->used)
 		what = "space in use differs from what the manifest records";
 	if (m->sb->manifest_id >= m->next_id)
 		what = "manifest id not below next_id";
-	err = what ? -EUCLEAN : 0;
-	if (what)
-		pr_err("lsm: %s: manifest check: %s\n", m->bdev->name, what);
-out:
-	lsm_space_destroy(&fresh);
-	return err;
+	kvfree(u);
+	if (!what)
+		return 0;
+	pr_err("lsm: %s: manifest check: %s\n", m->bdev->name, what);
+	return -EUCLEAN;
 }
