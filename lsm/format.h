@@ -50,6 +50,8 @@ static_assert(sizeof(struct lsm_super) == 128);
 /* Log segments: 1 MiB each by default, chosen at format. */
 #define LSM_SEGMENT_BLOCKS	256
 #define LSM_SEGMENT_MIN_BLOCKS	8
+/* The store's smallest: a record of one largest value fits. */
+#define LSM_SEGMENT_STORE_MIN	32
 
 /**
  * struct lsm_wal_record - the head of a log record

@@ -513,7 +513,9 @@ static void lsm_use_add(struct lsm_extent_use *u, unsigned int *n, u64 start,
 
 /**
  * lsm_manifest_check() - check the manifest's invariants against the space
- * @m: the manifest
+ * @m:          the manifest
+ * @unrecorded: blocks allocated that no manifest record names yet (a run
+ *              being written)
  *
  * Every extent it records lies inside the store and overlaps no other nor
  * the superblocks, the space in use is exactly those extents and the
@@ -523,7 +525,7 @@ static void lsm_use_add(struct lsm_extent_use *u, unsigned int *n, u64 start,
  * Context: process context, may sleep; callers serialize with changes.
  * Return: 0, -EUCLEAN naming the broken invariant in a message, -ENOMEM.
  */
-int lsm_manifest_check(struct lsm_manifest *m)
+int lsm_manifest_check(struct lsm_manifest *m, u64 unrecorded)
 {
 	unsigned int n = 0, i;
 	struct lsm_extent_use *u;
@@ -557,7 +559,7 @@ int lsm_manifest_check(struct lsm_manifest *m)
 			end = u[i].start + u[i].nr;
 		used += u[i].nr;
 	}
-	if (!what && used != m->space->used)
+	if (!what && used + unrecorded != m->space->used)
 		what = "space in use differs from what the manifest records";
 	if (m->sb->manifest_id >= m->next_id)
 		what = "manifest id not below next_id";

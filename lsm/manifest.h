@@ -75,6 +75,6 @@ void lsm_edit_seg_add(struct lsm_edit *e, const struct lsm_wal_seg *seg);
 void lsm_edit_seg_del(struct lsm_edit *e, u64 id);
 int lsm_manifest_commit(struct lsm_manifest *m, const struct lsm_edit *e,
 			u64 persisted_seq);
-int lsm_manifest_check(struct lsm_manifest *m);
+int lsm_manifest_check(struct lsm_manifest *m, u64 unrecorded);
 
 #endif /* _LSM_MANIFEST_H */

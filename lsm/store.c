@@ -93,6 +93,7 @@ struct lsm_store {
 	u64 durable_seq;	/* sync_mutex */
 	int error;		/* set once: the store is read-only */
 	unsigned int nr_imm;	/* written under write_mutex, read anywhere */
+	u64 unrecorded;		/* manifest_mutex: run space not recorded yet */
 	bool started;		/* open is done: the work item may run */
 
 	struct work_struct flush_work;
@@ -731,8 +732,10 @@ static int lsm_store_flush_one(struct lsm_store *st)
 		goto out;
 	mutex_lock(&st->manifest_mutex);
 	err = lsm_space_alloc(&st->space, info.nr_blocks, &info.first_block);
-	if (!err)
+	if (!err) {
 		info.id = lsm_manifest_new_id(&st->m);
+		st->unrecorded += info.nr_blocks;
+	}
 	mutex_unlock(&st->manifest_mutex);
 	if (err)
 		goto out;
@@ -758,6 +761,7 @@ static int lsm_store_flush_one(struct lsm_store *st)
 	}
 	/* PREFLUSH: the run is durable before the edit that records it. */
 	err = lsm_manifest_commit(&st->m, &e, imm->last_seq);
+	st->unrecorded -= info.nr_blocks;
 	if (!err)
 		for (i = 0; i < nr_freed; i++)
 			lsm_space_free(&st->space, freed[i][0], freed[i][1]);
@@ -794,6 +798,7 @@ static int lsm_store_flush_one(struct lsm_store *st)
 
 fail_space:
 	mutex_lock(&st->manifest_mutex);
+	st->unrecorded -= info.nr_blocks;
 	lsm_space_free(&st->space, info.first_block, info.nr_blocks);
 	mutex_unlock(&st->manifest_mutex);
 fail:
@@ -911,7 +916,10 @@ static int lsm_store_format(struct lsm_store *st)
 	st->sb = (struct lsm_super_info){
 		.store_id = ((u64)get_random_u32() << 32) | get_random_u32(),
 		.nr_blocks = st->bdev->nr_blocks,
-		.segment_blocks = LSM_SEGMENT_BLOCKS,
+		/* A log segment of 1/64 of the device, 128 KiB to 1 MiB. */
+		.segment_blocks = min_t(u64, LSM_SEGMENT_BLOCKS,
+					max_t(u64, LSM_SEGMENT_STORE_MIN,
+					      st->bdev->nr_blocks / 64)),
 	};
 	return lsm_manifest_format(&st->m, st->bdev, &st->space, &st->sb);
 }
@@ -981,7 +989,7 @@ int lsm_store_open(struct lsm_bdev *bdev, const struct lsm_options *opt,
 		err = lsm_manifest_load(&st->m, bdev, &st->space, &st->sb);
 	if (err)
 		goto fail_space;
-	err = lsm_manifest_check(&st->m);
+	err = lsm_manifest_check(&st->m, 0);
 	if (err)
 		goto fail_manifest;
 	st->pool = lsm_pool_create(LSM_POOL_CLASSES, GFP_KERNEL);
@@ -1127,7 +1135,7 @@ int lsm_store_check(struct lsm_store *st)
 	int err;
 
 	mutex_lock(&st->manifest_mutex);
-	err = lsm_manifest_check(&st->m);
+	err = lsm_manifest_check(&st->m, st->unrecorded);
 	mutex_unlock(&st->manifest_mutex);
 	return err;
 }

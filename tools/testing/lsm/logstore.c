@@ -82,7 +82,7 @@ int logstore_open(struct logstore *ls, struct lsm_bdev *bdev,
 	err = lsm_manifest_load(&ls->m, bdev, &ls->space, &ls->sb);
 	if (err)
 		goto fail_space;
-	err = lsm_manifest_check(&ls->m);
+	err = lsm_manifest_check(&ls->m, 0);
 	if (err)
 		goto fail_manifest;
 	expect = ls->m.nr_segs ? ls->m.segs[0].first_seq : 0;
