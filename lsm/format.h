@@ -45,6 +45,7 @@ struct lsm_super {
 	__le32 segment_blocks;
 	__le32 reserved[11];
 };
+
 static_assert(sizeof(struct lsm_super) == 128);
 
 /* Log segments: 1 MiB each by default, chosen at format. */
@@ -70,6 +71,7 @@ struct lsm_wal_record {
 	__le32 nr_ops;
 	__le32 flags;
 };
+
 static_assert(sizeof(struct lsm_wal_record) == 32);
 
 /* lsm_wal_op.kind: the store's LSM_OP_PUT and LSM_OP_DELETE. */
@@ -87,6 +89,7 @@ struct lsm_wal_op {
 	__le32 kind;
 	__le32 vlen;
 };
+
 static_assert(sizeof(struct lsm_wal_op) == 24);
 
 /* Bytes of one segment's stream, and so the largest record. */
@@ -111,6 +114,7 @@ struct lsm_manifest_block {
 	__le32 snap_blocks;
 	__le32 reserved[3];
 };
+
 static_assert(sizeof(struct lsm_manifest_block) == 64);
 
 /* lsm_mrec.type */
@@ -133,6 +137,7 @@ struct lsm_mrec {
 	__le32 reserved;
 	__le64 v[7];
 };
+
 static_assert(sizeof(struct lsm_mrec) == 64);
 
 #define LSM_MREC_PER_BLOCK \

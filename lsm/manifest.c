@@ -25,6 +25,22 @@ static void lsm_mrec_set(struct lsm_mrec *r, enum lsm_mrec_type type,
 		r->v[i] = cpu_to_le64(v[i]);
 }
 
+static void lsm_mrec_run(struct lsm_mrec *r, const struct lsm_run_info *run)
+{
+	u64 v[7] = { run->id, run->first_block, run->nr_blocks,
+		     run->first_key, run->last_key, run->nr_pieces,
+		     run->max_seq };
+
+	lsm_mrec_set(r, LSM_MR_RUN_ADD, v, 7);
+}
+
+static void lsm_mrec_seg(struct lsm_mrec *r, const struct lsm_wal_seg *seg)
+{
+	u64 v[4] = { seg->id, seg->start, seg->nr, seg->first_seq };
+
+	lsm_mrec_set(r, LSM_MR_SEG_ADD, v, 4);
+}
+
 static struct lsm_mrec *lsm_edit_next(struct lsm_edit *e)
 {
 	if (WARN_ON(e->n >= LSM_EDIT_MAX))
@@ -41,11 +57,7 @@ static struct lsm_mrec *lsm_edit_next(struct lsm_edit *e)
  */
 void lsm_edit_run_add(struct lsm_edit *e, const struct lsm_run_info *run)
 {
-	u64 v[7] = { run->id, run->first_block, run->nr_blocks,
-		     run->first_key, run->last_key, run->nr_pieces,
-		     run->max_seq };
-
-	lsm_mrec_set(lsm_edit_next(e), LSM_MR_RUN_ADD, v, 7);
+	lsm_mrec_run(lsm_edit_next(e), run);
 }
 
 /**
@@ -69,9 +81,7 @@ void lsm_edit_run_del(struct lsm_edit *e, u64 id)
  */
 void lsm_edit_seg_add(struct lsm_edit *e, const struct lsm_wal_seg *seg)
 {
-	u64 v[4] = { seg->id, seg->start, seg->nr, seg->first_seq };
-
-	lsm_mrec_set(lsm_edit_next(e), LSM_MR_SEG_ADD, v, 4);
+	lsm_mrec_seg(lsm_edit_next(e), seg);
 }
 
 /**
@@ -189,19 +199,12 @@ static void lsm_manifest_state_rec(struct lsm_manifest *m, struct lsm_mrec *r)
 static void lsm_snapshot_rec(struct lsm_manifest *m, unsigned int i,
 			     struct lsm_mrec *r)
 {
-	struct lsm_edit e;
-
-	if (!i) {
+	if (!i)
 		lsm_manifest_state_rec(m, r);
-		return;
-	}
-	e.n = 0;
-	i--;
-	if (i < m->nr_runs)
-		lsm_edit_run_add(&e, &m->runs[i]);
+	else if (i - 1 < m->nr_runs)
+		lsm_mrec_run(r, &m->runs[i - 1]);
 	else
-		lsm_edit_seg_add(&e, &m->segs[i - m->nr_runs]);
-	*r = e.recs[0];
+		lsm_mrec_seg(r, &m->segs[i - 1 - m->nr_runs]);
 }
 
 static void lsm_mblock_seal(struct lsm_manifest *m, void *buf, u64 blocknr,
@@ -439,7 +442,10 @@ void lsm_manifest_destroy(struct lsm_manifest *m)
 	kvfree(m->segs);
 	m->runs = NULL;
 	m->segs = NULL;
-	m->nr_runs = m->cap_runs = m->nr_segs = m->cap_segs = 0;
+	m->nr_runs = 0;
+	m->cap_runs = 0;
+	m->nr_segs = 0;
+	m->cap_segs = 0;
 }
 
 /**

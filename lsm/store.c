@@ -83,11 +83,11 @@ struct lsm_store {
 	struct lsm_wal wal;
 	struct lsm_pool *pool;
 
-	struct mutex sync_mutex;
-	struct mutex write_mutex;
-	struct mutex manifest_mutex;
-	spinlock_t layers_lock;
-	struct lsm_layers *layers;
+	struct mutex sync_mutex;	/* group commit leader */
+	struct mutex write_mutex;	/* seq, log writer, memtable inserts */
+	struct mutex manifest_mutex;	/* manifest, space, superblock */
+	spinlock_t layers_lock;		/* @layers, every layer refcount */
+	struct lsm_layers *layers;	/* changed under write_mutex too */
 
 	u64 next_seq;		/* write_mutex */
 	u64 durable_seq;	/* sync_mutex */
@@ -261,22 +261,26 @@ static int lsm_store_apply(struct lsm_store *st, u64 seq,
 static int lsm_store_new_segment(struct lsm_store *st)
 {
 	struct lsm_wal_seg seg = { .nr = st->sb.segment_blocks };
-	struct lsm_edit e = { .n = 0 };
+	struct lsm_edit *e;
 	int err;
 
 	lockdep_assert_held(&st->write_mutex);
 	err = lsm_wal_seal(&st->wal);
 	if (err)
 		return err;
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
 	seg.first_seq = st->next_seq;
 	mutex_lock(&st->manifest_mutex);
 	err = lsm_space_alloc(&st->space, seg.nr, &seg.start);
 	if (!err) {
 		seg.id = lsm_manifest_new_id(&st->m);
-		lsm_edit_seg_add(&e, &seg);
-		err = lsm_manifest_commit(&st->m, &e, st->m.persisted_seq);
+		lsm_edit_seg_add(e, &seg);
+		err = lsm_manifest_commit(&st->m, e, st->m.persisted_seq);
 	}
 	mutex_unlock(&st->manifest_mutex);
+	kfree(e);
 	if (!err)
 		lsm_wal_begin(&st->wal, &seg);
 	return err;
@@ -715,8 +719,8 @@ static int lsm_store_flush_one(struct lsm_store *st)
 	struct lsm_run_info info = { .id = 0 };
 	struct lsm_layers *snap, *cur, *ls = NULL;
 	struct lsm_layer *imm, *rl = NULL;
-	struct lsm_edit e = { .n = 0 };
-	u64 freed[LSM_EDIT_MAX][2];
+	struct lsm_edit *e = NULL;
+	struct lsm_wal_seg *freed = NULL;
 	unsigned int nr_freed = 0, i;
 	int err;
 
@@ -742,7 +746,9 @@ static int lsm_store_flush_one(struct lsm_store *st)
 	lsm_mem_source_rewind(&ms);
 	err = lsm_run_write(st->bdev, st->sb.store_id, &src, &info);
 	rl = kzalloc(sizeof(*rl), GFP_KERNEL);
-	if (!err && !rl)
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	freed = kcalloc(LSM_EDIT_MAX, sizeof(*freed), GFP_KERNEL);
+	if (!err && (!rl || !e || !freed))
 		err = -ENOMEM;
 	if (!err)
 		err = lsm_run_open(st->bdev, st->sb.store_id, &info, &rl->run);
@@ -751,20 +757,20 @@ static int lsm_store_flush_one(struct lsm_store *st)
 
 	/* The run, and the segments only its writes were in: one edit. */
 	mutex_lock(&st->manifest_mutex);
-	lsm_edit_run_add(&e, &info);
+	lsm_edit_run_add(e, &info);
 	for (i = 0; i + 1 < st->m.nr_segs && nr_freed < LSM_EDIT_MAX - 1; i++) {
 		if (st->m.segs[i + 1].first_seq - 1 > imm->last_seq)
 			break;
-		lsm_edit_seg_del(&e, st->m.segs[i].id);
-		freed[nr_freed][0] = st->m.segs[i].start;
-		freed[nr_freed++][1] = st->m.segs[i].nr;
+		lsm_edit_seg_del(e, st->m.segs[i].id);
+		freed[nr_freed++] = st->m.segs[i];
 	}
 	/* PREFLUSH: the run is durable before the edit that records it. */
-	err = lsm_manifest_commit(&st->m, &e, imm->last_seq);
+	err = lsm_manifest_commit(&st->m, e, imm->last_seq);
 	st->unrecorded -= info.nr_blocks;
 	if (!err)
 		for (i = 0; i < nr_freed; i++)
-			lsm_space_free(&st->space, freed[i][0], freed[i][1]);
+			lsm_space_free(&st->space, freed[i].start,
+				       freed[i].nr);
 	mutex_unlock(&st->manifest_mutex);
 	if (err)
 		goto fail;
@@ -794,6 +800,8 @@ static int lsm_store_flush_one(struct lsm_store *st)
 	mutex_unlock(&st->write_mutex);
 	wake_up_all(&st->wait);
 	lsm_layers_put(st, snap);
+	kfree(e);
+	kfree(freed);
 	return 0;
 
 fail_space:
@@ -809,6 +817,8 @@ fail:
 out:
 	lsm_store_fail(st, err);
 	lsm_layers_put(st, snap);
+	kfree(e);
+	kfree(freed);
 	return err;
 }
 
