@@ -52,12 +52,15 @@
  * @mt:       the memtable, or NULL for a run
  * @run:      the run, or NULL for a memtable
  * @last_seq: a memtable's newest write (its run's persisted_seq)
+ * @first:    a run's first unit, so that reads outside it skip the run
+ * @last:     a run's last unit
  */
 struct lsm_layer {
 	int ref;
 	struct lsm_memtable *mt;
 	struct lsm_run *run;
 	u64 last_seq;
+	u64 first, last;
 };
 
 /**
@@ -185,6 +188,8 @@ static int lsm_layer_get(struct lsm_layer *l, u64 k, struct lsm_piece *out,
 {
 	if (l->mt)
 		return lsm_mem_get(l->mt, k, out, vbuf, vbuf_size);
+	if (k < l->first || k > l->last)
+		return -ENOENT;
 	return lsm_run_get(l->run, k, out, vbuf, vbuf_size);
 }
 
@@ -193,6 +198,8 @@ static int lsm_layer_next(struct lsm_layer *l, u64 pos, struct lsm_piece *out,
 {
 	if (l->mt)
 		return lsm_mem_next(l->mt, pos, out, vbuf, vbuf_size);
+	if (pos > l->last)
+		return -ENOENT;
 	return lsm_run_next(l->run, pos, out, vbuf, vbuf_size);
 }
 
@@ -754,6 +761,8 @@ static int lsm_store_flush_one(struct lsm_store *st)
 		err = lsm_run_open(st->bdev, st->sb.store_id, &info, &rl->run);
 	if (err)
 		goto fail_space;
+	rl->first = info.first_key;
+	rl->last = info.last_key;
 
 	/* The run, and the segments only its writes were in: one edit. */
 	mutex_lock(&st->manifest_mutex);
@@ -883,6 +892,8 @@ static int lsm_store_load_layers(struct lsm_store *st)
 	for (i = 0; i < st->m.nr_runs; i++) {
 		const struct lsm_run_info *info = &st->m.runs[i];
 
+		ls->l[st->m.nr_runs - i]->first = info->first_key;
+		ls->l[st->m.nr_runs - i]->last = info->last_key;
 		err = lsm_run_open(st->bdev, st->sb.store_id, info,
 				   &ls->l[st->m.nr_runs - i]->run);
 		if (err) {

@@ -500,7 +500,7 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long nops = 4000, rounds = 2, random_cuts = 150;
+	unsigned long nops = 3000, rounds = 2, random_cuts = 120;
 	struct timespec t0, t1;
 	int c;
 
