@@ -304,7 +304,7 @@ int lsm_wal_replay(struct lsm_bdev *bdev, u64 store_id,
 	};
 	struct lsm_op *ops = NULL;
 	unsigned int cap = 0, n;
-	size_t len = 0, at = 0, bytes;
+	size_t len = 0, size = 0, at = 0, bytes;
 	u8 *stream = NULL, *block;
 	u64 nr;
 	int err = 0;
@@ -312,36 +312,32 @@ int lsm_wal_replay(struct lsm_bdev *bdev, u64 store_id,
 	block = kmalloc(LSM_BLOCK_SIZE, GFP_KERNEL);
 	if (!block)
 		return -ENOMEM;
-	/* First the extent of the log in the segment, then its bytes. */
+	/* The stream grows by doubling: most segments are read short. */
 	for (nr = 0; nr < seg->nr; nr++) {
+		u32 used;
+
 		id.blocknr = seg->start + nr;
 		err = bdev->ops->read(bdev, id.blocknr, block, 1);
 		if (err)
 			goto out;
 		if (lsm_block_check(block, &id))
 			break;
-		len += le32_to_cpu(((struct lsm_block_header *)block)->used) -
-		       HDR;
-	}
-	stream = kvmalloc(max_t(size_t, len, 1), GFP_KERNEL);
-	if (!stream) {
-		err = -ENOMEM;
-		goto out;
-	}
-	len = 0;
-	for (u64 i = 0; i < nr; i++) {
-		u32 used;
-
-		id.blocknr = seg->start + i;
-		err = bdev->ops->read(bdev, id.blocknr, block, 1);
-		if (err)
-			goto out;
-		/* Read again, it must still pass: the device is ours alone. */
-		if (WARN_ON(lsm_block_check(block, &id))) {
-			err = -EIO;
-			goto out;
-		}
 		used = le32_to_cpu(((struct lsm_block_header *)block)->used);
+		if (len + LSM_BLOCK_BODY > size) {
+			size_t ncap = max_t(size_t, 4 * LSM_BLOCK_BODY,
+					    2 * size);
+			u8 *n = kvmalloc(ncap, GFP_KERNEL);
+
+			if (!n) {
+				err = -ENOMEM;
+				goto out;
+			}
+			if (len)
+				memcpy(n, stream, len);
+			kvfree(stream);
+			stream = n;
+			size = ncap;
+		}
 		memcpy(stream + len, block + HDR, used - HDR);
 		len += used - HDR;
 	}
