@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <unistd.h>
 #include "memdev.h"
 #include "record.h"
 
@@ -35,6 +36,7 @@ struct memdev {
 	u64 nr_ev, cap_ev;
 	u64 fail_after;		/* 0: never; else ops left + 1 */
 	u64 writes, flushes;
+	unsigned int flush_us;
 };
 
 struct pending {
@@ -174,8 +176,11 @@ out:
 static int md_flush(struct lsm_bdev *bdev)
 {
 	struct memdev *md = container_of(bdev, struct memdev, bdev);
+	unsigned int us = __atomic_load_n(&md->flush_us, __ATOMIC_RELAXED);
 	int err = 0;
 
+	if (us)
+		usleep(us);	/* outside the lock: writes go on meanwhile */
 	pthread_mutex_lock(&md->lock);
 	if (md_failing(md)) {
 		err = -EIO;
@@ -294,6 +299,11 @@ void memdev_fail_after(struct memdev *md, u64 n)
 	pthread_mutex_lock(&md->lock);
 	md->fail_after = n + 1;
 	pthread_mutex_unlock(&md->lock);
+}
+
+void memdev_flush_delay(struct memdev *md, unsigned int us)
+{
+	__atomic_store_n(&md->flush_us, us, __ATOMIC_RELAXED);
 }
 
 u64 memdev_writes(struct memdev *md)

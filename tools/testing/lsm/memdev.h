@@ -46,6 +46,9 @@ unsigned int memdev_event_kind(struct memdev *md, u64 i);
 /* After @n more writes and flushes, every write and flush fails with -EIO. */
 void memdev_fail_after(struct memdev *md, u64 n);
 
+/* Every flush takes this long (a disk's cache flush), 0 by default. */
+void memdev_flush_delay(struct memdev *md, unsigned int us);
+
 /* Counters. */
 u64 memdev_writes(struct memdev *md);
 u64 memdev_flushes(struct memdev *md);

@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <pthread.h>
+#include <linux/delay.h>
 #include <linux/rcupdate.h>
 #include "format.h"
 #include "memdev.h"
@@ -226,6 +228,12 @@ static const struct lsm_options small = {
 	.commit_interval_ms = 50,
 };
 
+#define EXPECT_OK(call) do {					\
+	int __err = (call);						\
+	if (__err)							\
+		FAIL("%s: %d", #call, __err);				\
+} while (0)
+
 static struct lsm_store *open_store(struct lsm_bdev *bdev, unsigned int flags)
 {
 	struct lsm_store *st;
@@ -340,6 +348,136 @@ static void run_refusals(void)
 		FAIL("memdev write");
 	if (lsm_store_open(memdev_bdev(md), NULL, 0, &st) != -EUCLEAN)
 		FAIL("a foreign device not refused with -EUCLEAN");
+	memdev_destroy(md);
+}
+
+/*
+ * Durability paths the differential part does not reach: a write
+ * without SYNC is durable within the commit interval; a failed flush is
+ * -EIO, never success, and the store turns read-only (-EROFS); SYNC
+ * writers on several threads share flushes (group commit) and all of
+ * their writes are there after a power cut.
+ */
+static void run_durability(void)
+{
+	struct memdev *md = memdev_create(NR_BLOCKS, true), *cut;
+	struct lsm_bdev *bdev = memdev_bdev(md);
+	struct lsm_store *st = open_store(bdev, LSM_OPEN_FORMAT);
+	struct unit m[UNITS] = { { 0 } };
+	struct lsm_stats stats;
+	struct wop w[MAX_OPS];
+	struct lsm_op ops[MAX_OPS];
+	unsigned int n;
+	int err;
+
+	phase = "commit interval";
+	n = make_write(w, 1);
+	for (unsigned int j = 0; j < n; j++)
+		ops[j] = w[j].op;
+	EXPECT_OK(lsm_store_write(st, ops, n, 0));
+	model_apply(m, 1, ops, n);
+	/* Three intervals: the delayed sync has run by then. */
+	msleep(3 * small.commit_interval_ms);
+	cut = memdev_power_cut(md, MEMDEV_DROP_ALL, 1);
+	{
+		struct lsm_store *st2 = open_store(memdev_bdev(cut), 0);
+
+		check_all(st2, m);
+		EXPECT_OK(lsm_store_close(st2));
+	}
+	memdev_destroy(cut);
+
+	phase = "failed flush";
+	memdev_fail_after(md, 0);
+	n = make_write(w, 2);
+	for (unsigned int j = 0; j < n; j++)
+		ops[j] = w[j].op;
+	err = lsm_store_write(st, ops, n, LSM_WRITE_SYNC);
+	if (err != -EIO)
+		FAIL("a SYNC write on a failing device returned %d, not -EIO",
+		     err);
+	if (lsm_store_write(st, ops, n, 0) != -EROFS)
+		FAIL("a write after a device failure not refused with -EROFS");
+	lsm_store_stats(st, &stats);
+	if (!stats.read_only)
+		FAIL("stats do not say read-only");
+	if (lsm_store_close(st) != -EIO)
+		FAIL("close of a failed store did not say -EIO");
+	memdev_destroy(md);
+}
+
+struct writer_arg {
+	struct lsm_store *st;
+	unsigned int id;
+	u64 writes;
+};
+
+/* Each thread owns units [id * 10, id * 10 + 10): value = its count. */
+static void *writer(void *p)
+{
+	struct writer_arg *a = p;
+
+	shim_rcu_register();
+	for (u64 i = 1; i <= a->writes; i++) {
+		u8 v[8];
+		struct lsm_op op = { .kind = LSM_OP_PUT, .vlen = 8, .value = v,
+				     .key = a->id * 10 + i % 10, .len = 1 };
+
+		memcpy(v, &i, 8);
+		EXPECT_OK(lsm_store_write(a->st, &op, 1, LSM_WRITE_SYNC));
+	}
+	shim_rcu_unregister();
+	return NULL;
+}
+
+static void run_threads(unsigned int threads, u64 writes)
+{
+	struct memdev *md = memdev_create(NR_BLOCKS, true), *cut;
+	struct lsm_store *st = open_store(memdev_bdev(md), LSM_OPEN_FORMAT);
+	struct writer_arg a[8];
+	pthread_t t[8];
+	struct lsm_stats stats;
+
+	phase = "group commit";
+	memdev_flush_delay(md, 300);
+	for (unsigned int i = 0; i < threads; i++) {
+		a[i] = (struct writer_arg){ st, i, writes };
+		pthread_create(&t[i], NULL, writer, &a[i]);
+	}
+	for (unsigned int i = 0; i < threads; i++)
+		pthread_join(t[i], NULL);
+	lsm_store_stats(st, &stats);
+	/* Writers queued behind a leader's flush share the next one. */
+	if (stats.group_writers < threads * writes ||
+	    stats.group_commits >= stats.group_writers)
+		FAIL("group commit: %llu commits for %llu writers",
+		     (unsigned long long)stats.group_commits,
+		     (unsigned long long)stats.group_writers);
+	/* Power lost now: every SYNC write returned, so all are there. */
+	cut = memdev_power_cut(md, MEMDEV_TEAR, 7);
+	EXPECT_OK(lsm_store_close(st));
+	st = open_store(memdev_bdev(cut), 0);
+	for (unsigned int i = 0; i < threads; i++)
+		for (u64 k = 0; k < 10 && k < writes; k++) {
+			static u8 vbuf[LSM_VALUE_MAX];
+			struct lsm_piece p;
+			/* The last i <= writes with i % 10 == k. */
+			u64 want = writes - (writes - k) % 10, got;
+			EXPECT_OK(lsm_store_get(st, i * 10 + k, &p, vbuf,
+						sizeof(vbuf)));
+			memcpy(&got, vbuf, 8);
+			if (got != want)
+				FAIL("thread %u unit %llu: %llu, last written %llu",
+				     i, (unsigned long long)k,
+				     (unsigned long long)got,
+				     (unsigned long long)want);
+		}
+	EXPECT_OK(lsm_store_close(st));
+	printf("test_store: group commit: %u threads x %llu SYNC writes, %llu flushes (%.2f writers each)\n",
+	       threads, (unsigned long long)writes,
+	       (unsigned long long)stats.group_commits,
+	       (double)stats.group_writers / stats.group_commits);
+	memdev_destroy(cut);
 	memdev_destroy(md);
 }
 
@@ -526,6 +664,8 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	run_refusals();
 	run_diff(nops);
+	run_durability();
+	run_threads(4, 200);
 	run_cuts(rounds, nops / 8, random_cuts);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	printf("test_store: ok: %lu power cuts of the whole store, %.1f s (seed %llu)\n",
