@@ -31,15 +31,21 @@
 #define LSM_RUN_STAGES		4
 #define LSM_RUN_STAGE_BLOCKS	32
 
-/* Filter items gathered per chunk while writing (4 KiB of hashes). */
-#define LSM_RUN_HASH_CHUNK	(LSM_BLOCK_SIZE / sizeof(u64))
+/* Numbers gathered per chunk while writing (4 KiB of them). */
+#define LSM_RUN_U64_CHUNK	(LSM_BLOCK_SIZE / sizeof(u64))
 
 /* A fence in memory (struct lsm_run_fence on disk). */
 struct lsm_run_fence_mem {
 	u64 first;
 	u64 last;
-	u64 levels;
 	u32 block;
+	u32 kinds;
+};
+
+/* A long piece in memory (struct lsm_run_long on disk). */
+struct lsm_run_long_mem {
+	u64 start;
+	u64 last;
 };
 
 /**
@@ -50,7 +56,9 @@ struct lsm_run_fence_mem {
  * @data_blocks: blocks of the data region
  * @nr_fences:   data blocks
  * @fences:      one per data block, in key order
- * @bloom:       the filter over the run's pieces
+ * @bloom:       the filter over the units of the short pieces
+ * @nr_long:     long pieces
+ * @longs:       their windows, in key order
  */
 struct lsm_run {
 	struct lsm_bdev *bdev;
@@ -60,6 +68,8 @@ struct lsm_run {
 	u32 nr_fences;
 	struct lsm_run_fence_mem *fences;
 	struct lsm_bloom bloom;
+	u64 nr_long;
+	struct lsm_run_long_mem *longs;
 };
 
 /* --- Little-endian fields at any alignment, as data block entries are --- */
@@ -276,12 +286,13 @@ struct lsm_run_stage {
 };
 
 /**
- * struct lsm_run_hashes - the filter's items gathered while writing
- * @chunks:     of LSM_RUN_HASH_CHUNK hashes each
- * @cap:        slots of @chunks
- * @nr:         hashes
+ * struct lsm_run_u64s - numbers gathered while writing, of a count known
+ *                       only at the end
+ * @chunks: of LSM_RUN_U64_CHUNK numbers each
+ * @cap:    slots of @chunks
+ * @nr:     numbers
  */
-struct lsm_run_hashes {
+struct lsm_run_u64s {
 	u64 **chunks;
 	u64 cap;
 	u64 nr;
@@ -307,8 +318,10 @@ struct lsm_run_hashes {
  * @first_key:   first unit of the first piece
  * @last_key:    last unit of the last piece so far
  * @max_seq:     highest seq so far
- * @items:       filter items so far
+ * @items:       units of short pieces so far, for the filter
  * @hashes:      their hashes (writing)
+ * @nr_long:     long pieces so far
+ * @longs:       their starts and lasts (writing)
  * @stages:      the write pipeline (writing)
  * @cur:         the stage being filled
  */
@@ -331,7 +344,9 @@ struct lsm_run_builder {
 	u64 last_key;
 	u64 max_seq;
 	u64 items;
-	struct lsm_run_hashes hashes;
+	struct lsm_run_u64s hashes;
+	u64 nr_long;
+	struct lsm_run_u64s longs;
 	struct lsm_run_stage stages[LSM_RUN_STAGES];
 	unsigned int cur;
 };
@@ -492,9 +507,9 @@ static int lsm_run_put_value(struct lsm_run_builder *b,
 	return 0;
 }
 
-static int lsm_run_hash_add(struct lsm_run_hashes *h, u64 hash)
+static int lsm_run_u64s_add(struct lsm_run_u64s *h, u64 x)
 {
-	u64 chunk = h->nr / LSM_RUN_HASH_CHUNK;
+	u64 chunk = h->nr / LSM_RUN_U64_CHUNK;
 
 	if (chunk == h->cap) {
 		u64 cap = max_t(u64, 16, h->cap * 2);
@@ -513,12 +528,17 @@ static int lsm_run_hash_add(struct lsm_run_hashes *h, u64 hash)
 		if (!h->chunks[chunk])
 			return -ENOMEM;
 	}
-	h->chunks[chunk][h->nr % LSM_RUN_HASH_CHUNK] = hash;
+	h->chunks[chunk][h->nr % LSM_RUN_U64_CHUNK] = x;
 	h->nr++;
 	return 0;
 }
 
-static void lsm_run_hashes_free(struct lsm_run_hashes *h)
+static u64 lsm_run_u64s_at(const struct lsm_run_u64s *h, u64 i)
+{
+	return h->chunks[i / LSM_RUN_U64_CHUNK][i % LSM_RUN_U64_CHUNK];
+}
+
+static void lsm_run_u64s_free(struct lsm_run_u64s *h)
 {
 	u64 i;
 
@@ -530,8 +550,7 @@ static void lsm_run_hashes_free(struct lsm_run_hashes *h)
 /* Take one piece from the source: check it, place it, count it. */
 static int lsm_run_add(struct lsm_run_builder *b, const struct lsm_piece *p)
 {
-	u64 last = lsm_last(p->start, p->len);
-	unsigned int level, i, n;
+	u64 last = lsm_last(p->start, p->len), u;
 	bool value_out;
 	u32 size;
 	int err;
@@ -558,7 +577,7 @@ static int lsm_run_add(struct lsm_run_builder *b, const struct lsm_piece *p)
 	}
 	if (!b->data_used) {
 		b->fence.first = p->start;
-		b->fence.levels = 0;
+		b->fence.kinds = 0;
 	}
 	if (b->writing)
 		lsm_run_encode(b->data + sizeof(struct lsm_run_data_head) +
@@ -568,18 +587,27 @@ static int lsm_run_add(struct lsm_run_builder *b, const struct lsm_piece *p)
 	b->data_entries++;
 	b->fence.last = last;
 
-	level = lsm_bloom_level(p->start, last);
-	b->fence.levels |= 1ULL << level;
-	n = lsm_bloom_piece_items(p->start, last, level);
-	for (i = 0; i < n; i++) {
+	if (p->len <= LSM_RUN_SHORT_MAX) {
+		b->fence.kinds |= LSM_RUN_K_SHORT;
+		b->items += p->len;
+		for (u = p->start; b->writing; u++) {
+			err = lsm_run_u64s_add(&b->hashes, lsm_bloom_hash(u));
+			if (err)
+				return err;
+			if (u == last)
+				break;
+		}
+	} else {
+		b->fence.kinds |= LSM_RUN_K_LONG;
+		b->nr_long++;
 		if (b->writing) {
-			err = lsm_run_hash_add(&b->hashes,
-					       lsm_bloom_hash(level, (p->start >> level) + i));
+			err = lsm_run_u64s_add(&b->longs, p->start);
+			if (!err)
+				err = lsm_run_u64s_add(&b->longs, last);
 			if (err)
 				return err;
 		}
 	}
-	b->items += n;
 
 	if (!b->nr_pieces)
 		b->first_key = p->start;
@@ -595,6 +623,7 @@ static int lsm_run_add(struct lsm_run_builder *b, const struct lsm_piece *p)
  * @index_blocks: blocks of the index
  * @bloom_lines:  lines of the filter
  * @bloom_blocks: blocks of the filter
+ * @long_blocks:  blocks of the list of long pieces
  * @nr_blocks:    all of them, and the footer
  */
 struct lsm_run_shape {
@@ -602,6 +631,7 @@ struct lsm_run_shape {
 	u64 index_blocks;
 	u64 bloom_lines;
 	u64 bloom_blocks;
+	u64 long_blocks;
 	u64 nr_blocks;
 };
 
@@ -635,8 +665,10 @@ static int lsm_run_layout(struct lsm_run_builder *b,
 	shape->bloom_lines = lsm_bloom_lines(b->items);
 	shape->bloom_blocks = DIV_ROUND_UP(shape->bloom_lines,
 					   (u64)LSM_RUN_BLOOM_LINES_PER_BLOCK);
+	shape->long_blocks = DIV_ROUND_UP(b->nr_long,
+					  (u64)LSM_RUN_LONGS_PER_BLOCK);
 	shape->nr_blocks = shape->data_blocks + shape->index_blocks +
-			   shape->bloom_blocks + 1;
+			   shape->bloom_blocks + shape->long_blocks + 1;
 	/* Offsets within a run, and the filter's lines, are 32-bit. */
 	if (shape->nr_blocks > U32_MAX)
 		return -EFBIG;
@@ -696,8 +728,8 @@ static int lsm_run_write_tail(struct lsm_run_builder *b,
 			struct lsm_run_fence d = {
 				.first = cpu_to_le64(f->first),
 				.last = cpu_to_le64(f->last),
-				.levels = cpu_to_le64(f->levels),
 				.block = cpu_to_le32(f->block),
+				.kinds = cpu_to_le32(f->kinds),
 			};
 
 			memcpy(p, &d, sizeof(d));
@@ -721,6 +753,28 @@ static int lsm_run_write_tail(struct lsm_run_builder *b,
 			     n * LSM_BLOOM_LINE_BYTES);
 	}
 
+	for (at = 0; at < b->nr_long; at += LSM_RUN_LONGS_PER_BLOCK) {
+		u64 n = min_t(u64, b->nr_long - at, LSM_RUN_LONGS_PER_BLOCK);
+		u8 *p;
+
+		err = lsm_run_take_block(b, &block);
+		if (err)
+			return err;
+		p = block + sizeof(struct lsm_block_header);
+		for (i = 0; i < n; i++) {
+			struct lsm_run_long d = {
+				.start = cpu_to_le64(lsm_run_u64s_at(&b->longs,
+								     2 * (at + i))),
+				.last = cpu_to_le64(lsm_run_u64s_at(&b->longs,
+								    2 * (at + i) + 1)),
+			};
+
+			memcpy(p, &d, sizeof(d));
+			p += sizeof(d);
+		}
+		lsm_run_seal(b, block, LSM_BT_RUN_BLOOM, p - block);
+	}
+
 	err = lsm_run_take_block(b, &block);
 	if (err)
 		return err;
@@ -731,6 +785,7 @@ static int lsm_run_write_tail(struct lsm_run_builder *b,
 	footer.last_key = cpu_to_le64(b->last_key);
 	footer.max_seq = cpu_to_le64(b->max_seq);
 	footer.bloom_items = cpu_to_le64(b->items);
+	footer.nr_long = cpu_to_le64(b->nr_long);
 	footer.data_blocks = cpu_to_le32(shape->data_blocks);
 	footer.nr_fences = cpu_to_le32(b->nr_fences);
 	footer.index_blocks = cpu_to_le32(shape->index_blocks);
@@ -738,6 +793,7 @@ static int lsm_run_write_tail(struct lsm_run_builder *b,
 	footer.bloom_lines = cpu_to_le32(shape->bloom_lines);
 	footer.bloom_probes = cpu_to_le32(bloom->probes);
 	footer.value_blocks = cpu_to_le32(b->value_blocks);
+	footer.long_blocks = cpu_to_le32(shape->long_blocks);
 	memcpy(block + sizeof(struct lsm_block_header), &footer, sizeof(footer));
 	lsm_run_seal(b, block, LSM_BT_RUN_FOOTER,
 		     sizeof(struct lsm_block_header) + sizeof(footer));
@@ -776,7 +832,7 @@ int lsm_run_write(struct lsm_bdev *bdev, u64 store_id,
 	u64 h;
 	int err, drain_err;
 
-	if (info->nr_blocks < 4 || info->nr_blocks > U32_MAX ||
+	if (info->nr_blocks < 3 || info->nr_blocks > U32_MAX ||
 	    info->first_block > bdev->nr_blocks ||
 	    bdev->nr_blocks - info->first_block < info->nr_blocks)
 		return -EINVAL;
@@ -813,13 +869,14 @@ int lsm_run_write(struct lsm_bdev *bdev, u64 store_id,
 	err = -ENOMEM;
 	bloom.nr_lines = shape.bloom_lines;
 	bloom.probes = LSM_BLOOM_PROBES;
-	bloom.bits = kvcalloc(shape.bloom_lines, LSM_BLOOM_LINE_BYTES,
-			      GFP_KERNEL);
-	if (!bloom.bits)
-		goto out;
+	if (shape.bloom_lines) {
+		bloom.bits = kvcalloc(shape.bloom_lines, LSM_BLOOM_LINE_BYTES,
+				      GFP_KERNEL);
+		if (!bloom.bits)
+			goto out;
+	}
 	for (h = 0; h < b->hashes.nr; h++)
-		lsm_bloom_add(&bloom, b->hashes.chunks[h / LSM_RUN_HASH_CHUNK]
-						[h % LSM_RUN_HASH_CHUNK]);
+		lsm_bloom_add(&bloom, lsm_run_u64s_at(&b->hashes, h));
 
 	err = lsm_run_write_tail(b, &shape, &bloom);
 	if (!err)
@@ -838,7 +895,8 @@ out:
 	kvfree(bloom.bits);
 	for (i = 0; i < LSM_RUN_STAGES; i++)
 		kvfree(b->stages[i].buf);
-	lsm_run_hashes_free(&b->hashes);
+	lsm_run_u64s_free(&b->hashes);
+	lsm_run_u64s_free(&b->longs);
 	kvfree(b->fences);
 	kfree(b->data);
 	kfree(b);
@@ -927,6 +985,7 @@ static int lsm_run_check_footer(struct lsm_run *run, const u8 *block)
 	const struct lsm_run_info *info = &run->info;
 	struct lsm_run_footer f;
 	u64 nr_fences, data_blocks, index_blocks, bloom_blocks, lines, items;
+	u64 nr_long, long_blocks;
 
 	if (lsm_run_used(block) != sizeof(struct lsm_block_header) + sizeof(f))
 		return -EUCLEAN;
@@ -936,7 +995,7 @@ static int lsm_run_check_footer(struct lsm_run *run, const u8 *block)
 	    le64_to_cpu(f.nr_pieces) != info->nr_pieces ||
 	    le64_to_cpu(f.first_key) != info->first_key ||
 	    le64_to_cpu(f.last_key) != info->last_key ||
-	    le64_to_cpu(f.max_seq) != info->max_seq || f.reserved)
+	    le64_to_cpu(f.max_seq) != info->max_seq)
 		return -EUCLEAN;
 	nr_fences = le32_to_cpu(f.nr_fences);
 	data_blocks = le32_to_cpu(f.data_blocks);
@@ -944,6 +1003,8 @@ static int lsm_run_check_footer(struct lsm_run *run, const u8 *block)
 	bloom_blocks = le32_to_cpu(f.bloom_blocks);
 	lines = le32_to_cpu(f.bloom_lines);
 	items = le64_to_cpu(f.bloom_items);
+	nr_long = le64_to_cpu(f.nr_long);
+	long_blocks = le32_to_cpu(f.long_blocks);
 	/* Bounds that keep the products below from overflowing. */
 	if (info->nr_pieces > info->nr_blocks * LSM_BLOCK_SIZE)
 		return -EUCLEAN;
@@ -953,11 +1014,16 @@ static int lsm_run_check_footer(struct lsm_run *run, const u8 *block)
 		return -EUCLEAN;
 	if (index_blocks != DIV_ROUND_UP(nr_fences,
 					 (u64)LSM_RUN_FENCES_PER_BLOCK) ||
-	    !items || items > info->nr_pieces * LSM_BLOOM_PIECE_ITEMS ||
+	    nr_long > info->nr_pieces ||
+	    items > (info->nr_pieces - nr_long) * LSM_RUN_SHORT_MAX ||
+	    items < info->nr_pieces - nr_long ||
 	    lines != lsm_bloom_lines(items) ||
 	    bloom_blocks != DIV_ROUND_UP(lines,
 					 (u64)LSM_RUN_BLOOM_LINES_PER_BLOCK) ||
-	    data_blocks + index_blocks + bloom_blocks + 1 != info->nr_blocks)
+	    long_blocks != DIV_ROUND_UP(nr_long,
+					(u64)LSM_RUN_LONGS_PER_BLOCK) ||
+	    data_blocks + index_blocks + bloom_blocks + long_blocks + 1 !=
+	    info->nr_blocks)
 		return -EUCLEAN;
 	run->bloom.probes = le32_to_cpu(f.bloom_probes);
 	if (!run->bloom.probes || run->bloom.probes > LSM_BLOOM_MAX_PROBES)
@@ -965,6 +1031,7 @@ static int lsm_run_check_footer(struct lsm_run *run, const u8 *block)
 	run->bloom.nr_lines = lines;
 	run->data_blocks = data_blocks;
 	run->nr_fences = nr_fences;
+	run->nr_long = nr_long;
 	return 0;
 }
 
@@ -997,9 +1064,10 @@ static int lsm_run_load_index(struct lsm_run *run, const u8 *blocks, u32 off,
 			memcpy(&d, p, sizeof(d));
 			f->first = le64_to_cpu(d.first);
 			f->last = le64_to_cpu(d.last);
-			f->levels = le64_to_cpu(d.levels);
 			f->block = le32_to_cpu(d.block);
-			if (f->first > f->last || !f->levels || d.reserved ||
+			f->kinds = le32_to_cpu(d.kinds);
+			if (f->first > f->last || !f->kinds ||
+			    f->kinds & ~LSM_RUN_K_ALL ||
 			    f->block >= run->data_blocks ||
 			    (prev && (prev->last >= f->first ||
 				      prev->block >= f->block)) ||
@@ -1041,6 +1109,45 @@ static int lsm_run_load_bloom(struct lsm_run *run, const u8 *blocks, u32 off,
 	return 0;
 }
 
+/* Decode the list of long pieces (@nr blocks at offset @off). */
+static int lsm_run_load_longs(struct lsm_run *run, const u8 *blocks, u32 off,
+			      u32 nr)
+{
+	const struct lsm_run_long_mem *prev = NULL;
+	u32 b, i;
+	u64 at = 0;
+
+	for (b = 0; b < nr; b++) {
+		const u8 *block = blocks + (size_t)b * LSM_BLOCK_SIZE;
+		const u8 *p = block + sizeof(struct lsm_block_header);
+		u32 n = min_t(u64, run->nr_long - at, LSM_RUN_LONGS_PER_BLOCK);
+
+		if (lsm_run_used(block) != sizeof(struct lsm_block_header) +
+					   n * sizeof(struct lsm_run_long))
+			return lsm_run_bad(run->bdev, &run->info, off + b,
+					   LSM_BT_RUN_BLOOM, "size wrong");
+		for (i = 0; i < n; i++, p += sizeof(struct lsm_run_long)) {
+			struct lsm_run_long_mem *l = &run->longs[at + i];
+			struct lsm_run_long d;
+
+			memcpy(&d, p, sizeof(d));
+			l->start = le64_to_cpu(d.start);
+			l->last = le64_to_cpu(d.last);
+			if (l->last < l->start ||
+			    l->last - l->start < LSM_RUN_SHORT_MAX ||
+			    l->start < run->info.first_key ||
+			    l->last > run->info.last_key ||
+			    (prev && prev->last >= l->start))
+				return lsm_run_bad(run->bdev, &run->info,
+						   off + b, LSM_BT_RUN_BLOOM,
+						   "long piece out of order or range");
+			prev = l;
+		}
+		at += n;
+	}
+	return 0;
+}
+
 /**
  * lsm_run_open() - open a run for reading
  * @bdev:     the device
@@ -1063,10 +1170,10 @@ int lsm_run_open(struct lsm_bdev *bdev, u64 store_id,
 {
 	struct lsm_run *run;
 	u8 *buf;
-	u32 index_blocks, bloom_blocks, index_off;
+	u32 index_blocks, filter_blocks, bloom_blocks, index_off;
 	int err;
 
-	if (info->nr_blocks < 4 || info->nr_blocks > U32_MAX ||
+	if (info->nr_blocks < 3 || info->nr_blocks > U32_MAX ||
 	    info->first_block > bdev->nr_blocks ||
 	    bdev->nr_blocks - info->first_block < info->nr_blocks)
 		return -EINVAL;
@@ -1092,21 +1199,33 @@ int lsm_run_open(struct lsm_bdev *bdev, u64 store_id,
 	}
 	kfree(buf);
 
+	/* The index, the filter and the list of long pieces: one read. */
 	index_off = run->data_blocks;
 	index_blocks = DIV_ROUND_UP(run->nr_fences, LSM_RUN_FENCES_PER_BLOCK);
-	bloom_blocks = info->nr_blocks - 1 - index_off - index_blocks;
+	filter_blocks = info->nr_blocks - 1 - index_off - index_blocks;
+	bloom_blocks = DIV_ROUND_UP(run->bloom.nr_lines,
+				    LSM_RUN_BLOOM_LINES_PER_BLOCK);
 	err = -ENOMEM;
-	buf = kvmalloc((size_t)(index_blocks + bloom_blocks) * LSM_BLOCK_SIZE,
+	buf = kvmalloc((size_t)(index_blocks + filter_blocks) * LSM_BLOCK_SIZE,
 		       GFP_KERNEL);
 	run->fences = kvcalloc(run->nr_fences, sizeof(*run->fences),
 			       GFP_KERNEL);
-	run->bloom.bits = kvcalloc(run->bloom.nr_lines, LSM_BLOOM_LINE_BYTES,
-				   GFP_KERNEL);
-	if (!buf || !run->fences || !run->bloom.bits)
+	if (!buf || !run->fences)
 		goto fail;
-	/* The index and the filter lie together: one read for both. */
+	if (run->bloom.nr_lines) {
+		run->bloom.bits = kvcalloc(run->bloom.nr_lines,
+					   LSM_BLOOM_LINE_BYTES, GFP_KERNEL);
+		if (!run->bloom.bits)
+			goto fail;
+	}
+	if (run->nr_long) {
+		run->longs = kvcalloc(run->nr_long, sizeof(*run->longs),
+				      GFP_KERNEL);
+		if (!run->longs)
+			goto fail;
+	}
 	err = lsm_run_read(bdev, info, index_off, buf,
-			   index_blocks + bloom_blocks);
+			   index_blocks + filter_blocks);
 	if (!err)
 		err = lsm_run_check(bdev, store_id, info, index_off,
 				    LSM_BT_RUN_INDEX, buf, index_blocks);
@@ -1114,7 +1233,7 @@ int lsm_run_open(struct lsm_bdev *bdev, u64 store_id,
 		err = lsm_run_check(bdev, store_id, info,
 				    index_off + index_blocks, LSM_BT_RUN_BLOOM,
 				    buf + (size_t)index_blocks * LSM_BLOCK_SIZE,
-				    bloom_blocks);
+				    filter_blocks);
 	if (!err)
 		err = lsm_run_load_index(run, buf, index_off, index_blocks);
 	if (!err)
@@ -1122,6 +1241,12 @@ int lsm_run_open(struct lsm_bdev *bdev, u64 store_id,
 					 (size_t)index_blocks * LSM_BLOCK_SIZE,
 					 index_off + index_blocks,
 					 bloom_blocks);
+	if (!err)
+		err = lsm_run_load_longs(run, buf + (size_t)(index_blocks +
+							     bloom_blocks) *
+					 LSM_BLOCK_SIZE,
+					 index_off + index_blocks + bloom_blocks,
+					 filter_blocks - bloom_blocks);
 	if (err)
 		goto fail;
 	kvfree(buf);
@@ -1146,6 +1271,7 @@ void lsm_run_close(struct lsm_run *run)
 		return;
 	kvfree(run->fences);
 	kvfree(run->bloom.bits);
+	kvfree(run->longs);
 	kfree(run);
 }
 
@@ -1164,6 +1290,23 @@ static const struct lsm_run_fence_mem *lsm_run_fence(const struct lsm_run *run,
 			hi = mid;
 	}
 	return lo < run->nr_fences ? &run->fences[lo] : NULL;
+}
+
+/* Whether a long piece of the run covers @k: the exact answer. */
+static bool lsm_run_long_covers(const struct lsm_run *run, u64 k)
+{
+	u64 lo = 0, hi = run->nr_long;
+
+	/* The first long piece ending at or after @k. */
+	while (lo < hi) {
+		u64 mid = lo + (hi - lo) / 2;
+
+		if (run->longs[mid].last < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < run->nr_long && run->longs[lo].start <= k;
 }
 
 /* Copy a value from its value blocks: as much as @vbuf_size takes. */
@@ -1281,7 +1424,8 @@ out:
  *             (out->ext.vlen is its full length)
  * @vbuf_size: may be 0
  *
- * Asks the fences and then the filter; reads at most one data block,
+ * Asks the fences and then the filter (or, for the long pieces, their
+ * exact list); reads at most one data block,
  * plus the value blocks of a large value (as many as @vbuf_size needs).
  *
  * Context: process; sleeps.  Any number of lookups may run at once.
@@ -1298,7 +1442,9 @@ int lsm_run_get(struct lsm_run *run, u64 k, struct lsm_piece *out,
 	fence = lsm_run_fence(run, k);
 	if (!fence || fence->first > k)
 		return -ENOENT;
-	if (!lsm_bloom_may_cover(&run->bloom, k, fence->levels))
+	if (!((fence->kinds & LSM_RUN_K_SHORT) &&
+	      lsm_bloom_test(&run->bloom, lsm_bloom_hash(k))) &&
+	    !((fence->kinds & LSM_RUN_K_LONG) && lsm_run_long_covers(run, k)))
 		return -ENOENT;
 	return lsm_run_find(run, fence, k, true, out, vbuf, vbuf_size);
 }
