@@ -590,12 +590,11 @@ static int lsm_run_add(struct lsm_run_builder *b, const struct lsm_piece *p)
 	if (p->len <= LSM_RUN_SHORT_MAX) {
 		b->fence.kinds |= LSM_RUN_K_SHORT;
 		b->items += p->len;
-		for (u = p->start; b->writing; u++) {
-			err = lsm_run_u64s_add(&b->hashes, lsm_bloom_hash(u));
+		for (u = 0; b->writing && u < p->len; u++) {
+			err = lsm_run_u64s_add(&b->hashes,
+					       lsm_bloom_hash(p->start + u));
 			if (err)
 				return err;
-			if (u == last)
-				break;
 		}
 	} else {
 		b->fence.kinds |= LSM_RUN_K_LONG;
