@@ -16,8 +16,11 @@
  *   give -EUCLEAN or -EIO, never a wrong piece or value;
  * - bad sources, sources that change between the passes, failing writes
  *   and failing allocations;
- * - the filter: no false negative, and its false-positive rate, bytes on
- *   disk per piece and blocks read per lookup, measured and printed.
+ * - the filter (units of short pieces) and the exact list of long ones:
+ *   no false negative, and the false-positive rate for points and for
+ *   gaps between pieces of mixed lengths, bytes on disk per piece and
+ *   blocks read per lookup, measured from the device's counters and
+ *   printed (Documentation/lsm-runs.rst, "Measured", quotes them).
  *
  * Options: --seed N (default: the time), --big (longer runs).
  */
