@@ -228,6 +228,16 @@ static const struct lsm_options small = {
 	.commit_interval_ms = 50,
 };
 
+/* Without the log: durable only through runs (seed 001's benchmark). */
+static const struct lsm_options small_no_wal = {
+	.memtable_bytes = 6 * 1024,
+	.max_immutables = 2,
+	.commit_interval_ms = 50,
+	.no_wal = true,
+};
+
+static const struct lsm_options *store_opts = &small;
+
 #define EXPECT_OK(call) do {					\
 	int __err = (call);						\
 	if (__err)							\
@@ -237,7 +247,7 @@ static const struct lsm_options small = {
 static struct lsm_store *open_store(struct lsm_bdev *bdev, unsigned int flags)
 {
 	struct lsm_store *st;
-	int err = lsm_store_open(bdev, &small, flags, &st);
+	int err = lsm_store_open(bdev, store_opts, flags, &st);
 
 	if (err)
 		FAIL("open: %d", err);
@@ -313,8 +323,8 @@ static void run_diff(u64 nops)
 		FAIL("close: %d", err);
 	st = open_store(bdev, 0);
 	check_all(st, m);
-	lsm_store_stats(st, &stats);
-	printf("test_store: differential: %llu ops, %llu writes, %llu gets, %llu scans, %llu reopens; %llu runs, %llu flushes, %llu stalls, log %llu B, runs %llu B, manifest %llu B\n",
+	printf("test_store: differential%s: %llu ops, %llu writes, %llu gets, %llu scans, %llu reopens; last life: %llu runs, %llu flushes, %llu stalls, log %llu B, runs %llu B, manifest %llu B\n",
+	       store_opts->no_wal ? " (no log)" : "",
 	       (unsigned long long)nops, (unsigned long long)(seq - 1),
 	       (unsigned long long)gets, (unsigned long long)scans,
 	       (unsigned long long)reopens, (unsigned long long)stats.runs,
@@ -664,6 +674,9 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	run_refusals();
 	run_diff(nops);
+	store_opts = &small_no_wal;
+	run_diff(nops / 4);
+	store_opts = &small;
 	run_durability();
 	run_threads(4, 200);
 	run_cuts(rounds, nops / 8, random_cuts);
