@@ -366,8 +366,8 @@ out:
 int lsm_store_write(struct lsm_store *st, const struct lsm_op *ops,
 		    unsigned int n, unsigned int flags)
 {
-	size_t bytes = lsm_wal_record_bytes(ops, n);
 	u64 seq, user = 0, t0 = 0;
+	size_t bytes;
 	int err;
 
 	if (flags & ~LSM_WRITE_SYNC)
@@ -375,6 +375,7 @@ int lsm_store_write(struct lsm_store *st, const struct lsm_op *ops,
 	err = lsm_store_check_ops(ops, n);
 	if (err)
 		return err;
+	bytes = lsm_wal_record_bytes(ops, n);
 	if (!st->opt.no_wal &&
 	    bytes > LSM_WAL_SEGMENT_BYTES((size_t)st->sb.segment_blocks))
 		return -E2BIG;
@@ -475,7 +476,8 @@ static int lsm_store_clip(struct lsm_layers *ls, unsigned int upto, u64 k,
  * @st:        the store
  * @k:         the unit
  * @out:       the extent as stored and its window visible at @k
- * @vbuf:      up to @vbuf_size bytes of the value go here
+ * @vbuf:      up to @vbuf_size bytes of the value go here (may be NULL:
+ *             then out->ext.value points nowhere useful)
  * @vbuf_size: may be 0
  *
  * Context: process context, may sleep (a run's blocks are read).
@@ -487,9 +489,15 @@ int lsm_store_get(struct lsm_store *st, u64 k, struct lsm_piece *out,
 {
 	struct lsm_layers *ls = lsm_layers_get(st);
 	unsigned int i;
+	u8 scratch[1];
 	u64 from, to;
 	int err = -ENOENT;
 
+	/* Never a pointer into a memtable that may go when this returns. */
+	if (!vbuf) {
+		vbuf = scratch;
+		vbuf_size = 0;
+	}
 	for (i = 0; i < ls->nr; i++) {
 		err = lsm_layer_get(ls->l[i], k, out, vbuf, vbuf_size);
 		if (err != -ENOENT)
