@@ -648,7 +648,7 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long nops = 3000, rounds = 2, random_cuts = 120;
+	unsigned long nops = 3000, rounds = 1, random_cuts = 150;
 	struct timespec t0, t1;
 	int c;
 
