@@ -24,8 +24,10 @@
  *  - Writers (lsm_mem_apply()) are serialized by the caller; a second
  *    writer inside is caught by a warning.  A put changes the map in
  *    several steps (punch, then insert); @mt->seq makes them one change
- *    for readers.  The write section holds @mt->lock with bottom halves
- *    off and never sleeps: every allocation that may sleep is made before
+ *    for readers.  The write section holds @mt->lock (a rwlock only
+ *    ever write-locked, because the seqcount needs a lock that it can
+ *    assert and that nests outside the map's own) with bottom halves off
+ *    and never sleeps: every allocation that may sleep is made before
  *    it, and those inside it (the map's own) do not block.
  *  - Readers (lsm_mem_get(), lsm_mem_next()) take no lock: they find a
  *    piece in the map and copy its record inside rcu_read_lock(), and
@@ -98,7 +100,8 @@ struct lsm_mem_old {
  * @em:       the pieces
  * @pool:     where records come from
  * @arena:    the records, with a pool of kind LSM_POOL_ARENA
- * @lock:     held by the writer over a write section
+ * @lock:     held for writing by the writer over a write section; no
+ *            one takes it for reading (readers use @seq)
  * @seq:      write sections, for readers
  * @bytes:    bytes charged for live records (pool or kmalloc kinds)
  * @old:      the writer's scratch list of pieces a put changes
@@ -109,8 +112,8 @@ struct lsm_memtable {
 	struct sl_extent_map em;
 	struct lsm_pool *pool;
 	struct lsm_arena arena;
-	spinlock_t lock;
-	seqcount_spinlock_t seq;
+	rwlock_t lock;
+	seqcount_rwlock_t seq;
 	atomic_long_t bytes;
 	struct lsm_mem_old *old;
 	unsigned int old_cap;
@@ -249,8 +252,8 @@ struct lsm_memtable *lsm_mem_create(struct lsm_pool *pool, gfp_t gfp)
 	}
 	mt->pool = pool;
 	lsm_arena_init(&mt->arena, pool);
-	spin_lock_init(&mt->lock);
-	seqcount_spinlock_init(&mt->seq, &mt->lock);
+	rwlock_init(&mt->lock);
+	seqcount_rwlock_init(&mt->seq, &mt->lock);
 	atomic_long_set(&mt->bytes, 0);
 	return mt;
 }
@@ -446,7 +449,7 @@ static int lsm_mem_replace(struct lsm_memtable *mt, struct lsm_mem_rec *rec,
 	int ret = 0;
 
 	gfp = (gfp & ~__GFP_DIRECT_RECLAIM) | __GFP_NOWARN;
-	spin_lock_bh(&mt->lock);
+	write_lock_bh(&mt->lock);
 	write_seqcount_begin(&mt->seq);
 	if (nr)
 		ret = sl_em_drop_range(&mt->em, rec->key, rec->len, gfp);
@@ -458,7 +461,7 @@ static int lsm_mem_replace(struct lsm_memtable *mt, struct lsm_mem_rec *rec,
 			lsm_mem_account(mt, nr, rec->key, last, ret);
 	}
 	write_seqcount_end(&mt->seq);
-	spin_unlock_bh(&mt->lock);
+	write_unlock_bh(&mt->lock);
 	return ret;
 }
 
