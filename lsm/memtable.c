@@ -16,9 +16,13 @@
  *    readers join them back into one window.
  *  - A tombstone is a record with LSM_EXT_TOMBSTONE and no value.
  *  - Each record counts its pieces; the writer knows which pieces a put
- *    removes or splits, and a record whose last piece goes is freed after
- *    an RCU grace period, since readers may still be copying it.  With an
- *    arena (LSM_POOL_ARENA) nothing is freed before the memtable is.
+ *    removes or splits.  A record whose last piece goes waits for an RCU
+ *    grace period, since readers may still be copying it; its callback
+ *    only hands it back to the memtable (@mt->dead), and the writer frees
+ *    it into the pool at its next put.  So the pool is used from the
+ *    writer's context alone, and a freed record goes to the per-CPU cache
+ *    of the CPU that will allocate the next one.  With an arena
+ *    (LSM_POOL_ARENA) nothing is freed before the memtable is.
  *
  * Concurrency contract:
  *  - Writers (lsm_mem_apply()) are serialized by the caller; a second
@@ -42,6 +46,7 @@
 #include <linux/spinlock.h>
 #include <linux/atomic.h>
 #include <linux/string.h>
+#include <linux/llist.h>
 #include "extent_map.h"
 #include "memtable.h"
 #include "pool.h"
@@ -66,8 +71,9 @@
  * @flags:  LSM_EXT_* and LSM_MEM_REC_*
  * @vlen:   bytes of value
  * @pieces: pieces of it in the map; written by the writer only
- * @mt:     the memtable, for the RCU callback's accounting
- * @rcu:    frees it after a grace period
+ * @mt:     the memtable, for the RCU callback
+ * @rcu:    hands it back to @mt after a grace period
+ * @dead:   on @mt->dead, once the grace period is over
  * @value:  the value, or with LSM_MEM_REC_OUTVAL a pointer to it
  *
  * Everything but @pieces and @rcu is written before the record is
@@ -81,7 +87,10 @@ struct lsm_mem_rec {
 	u32 vlen;
 	u32 pieces;
 	struct lsm_memtable *mt;
-	struct rcu_head rcu;
+	union {
+		struct rcu_head rcu;
+		struct llist_node dead;
+	};
 	u8 value[];
 };
 
@@ -103,7 +112,9 @@ struct lsm_mem_old {
  * @lock:     held for writing by the writer over a write section; no
  *            one takes it for reading (readers use @seq)
  * @seq:      write sections, for readers
- * @bytes:    bytes charged for live records (pool or kmalloc kinds)
+ * @bytes:    bytes charged for records not yet freed (pool or kmalloc
+ *            kinds)
+ * @dead:     records past their grace period, for the writer to free
  * @old:      the writer's scratch list of pieces a put changes
  * @old_cap:  entries @old holds
  * @applying: a writer is inside lsm_mem_apply()
@@ -115,6 +126,7 @@ struct lsm_memtable {
 	rwlock_t lock;
 	seqcount_rwlock_t seq;
 	atomic_long_t bytes;
+	struct llist_head dead;
 	struct lsm_mem_old *old;
 	unsigned int old_cap;
 	bool applying;
@@ -188,16 +200,30 @@ static void lsm_mem_rec_free(struct lsm_mem_rec *rec)
 	lsm_mem_free(mt, rec, lsm_mem_rec_size(rec->vlen));
 }
 
-static void lsm_mem_rec_free_cb(struct rcu_head *head)
+static void lsm_mem_rec_dead_cb(struct rcu_head *head)
 {
-	lsm_mem_rec_free(container_of(head, struct lsm_mem_rec, rcu));
+	struct lsm_mem_rec *rec = container_of(head, struct lsm_mem_rec, rcu);
+
+	/* RCU is done with @rcu: @dead may take its place. */
+	llist_add(&rec->dead, &rec->mt->dead);
+}
+
+/* Free the records whose grace period is over; the writer's context. */
+static void lsm_mem_reap(struct lsm_memtable *mt)
+{
+	struct llist_node *node = llist_del_all(&mt->dead), *next;
+
+	for (; node; node = next) {
+		next = node->next;
+		lsm_mem_rec_free(container_of(node, struct lsm_mem_rec, dead));
+	}
 }
 
 /* The record lost its last piece: free it once readers are done. */
 static void lsm_mem_rec_retire(struct lsm_mem_rec *rec)
 {
 	if (!lsm_mem_is_arena(rec->mt))
-		call_rcu(&rec->rcu, lsm_mem_rec_free_cb);
+		call_rcu(&rec->rcu, lsm_mem_rec_dead_cb);
 }
 
 static struct lsm_mem_rec *lsm_mem_rec_new(struct lsm_memtable *mt,
@@ -255,6 +281,7 @@ struct lsm_memtable *lsm_mem_create(struct lsm_pool *pool, gfp_t gfp)
 	rwlock_init(&mt->lock);
 	seqcount_rwlock_init(&mt->seq, &mt->lock);
 	atomic_long_set(&mt->bytes, 0);
+	init_llist_head(&mt->dead);
 	return mt;
 }
 EXPORT_SYMBOL_GPL(lsm_mem_create);
@@ -285,6 +312,7 @@ void lsm_mem_destroy(struct lsm_memtable *mt)
 	/* Readers are done once a grace period passes, and callbacks run. */
 	synchronize_rcu();
 	rcu_barrier();
+	lsm_mem_reap(mt);
 	lsm_arena_release(&mt->arena);
 	WARN_ON_ONCE(atomic_long_read(&mt->bytes));
 	kvfree(mt->old);
@@ -502,6 +530,7 @@ int lsm_mem_apply(struct lsm_memtable *mt, const struct lsm_extent *ext,
 	if (WARN_ON_ONCE(READ_ONCE(mt->applying)))
 		return -EBUSY;
 	WRITE_ONCE(mt->applying, true);
+	lsm_mem_reap(mt);
 	ret = -ENOMEM;
 	rec = lsm_mem_rec_new(mt, ext, gfp);
 	if (!rec)

@@ -286,15 +286,16 @@ static void run(enum lsm_pool_kind kind)
 	memset(first, 0, sizeof(first));
 	done = started = 0;
 	stop = 0;
+	/* Set while no thread runs: readers test the hook and call it. */
+	sl_window_hook = writer_window;
 	for (i = 0; i < nreaders; i++)
 		EXPECT(!pthread_create(&tids[i], NULL, reader,
 				       (void *)(uintptr_t)(i + 1)));
-	sl_window_hook = writer_window;
 	writer();
-	sl_window_hook = NULL;
 	stop = 1;
 	for (i = 0; i < nreaders; i++)
 		pthread_join(tids[i], NULL);
+	sl_window_hook = NULL;
 	lsm_mem_destroy(mt);
 	lsm_pool_drain(pool);
 	EXPECT(lsm_pool_bytes(pool) == 0);
