@@ -362,16 +362,23 @@ static int lsm_mem_old_reserve(struct lsm_memtable *mt, unsigned int nr,
 static int lsm_mem_collect(struct lsm_memtable *mt, u64 key, u64 last,
 			   gfp_t gfp)
 {
-	struct sl_em_cursor cur = SL_EM_CURSOR(key);
 	struct sl_extent_info info;
 	unsigned int nr = 0;
+	u64 pos = key;
 
-	while (sl_em_walk(&mt->em, &cur, &info) && info.start <= last) {
+	/*
+	 * A search bounded by the range: for a point, a plain lookup, the
+	 * cheapest the map has (the common put lands on nothing).
+	 */
+	while (!sl_em_first_overlap(&mt->em, pos, last - pos + 1, &info)) {
 		if (lsm_mem_old_reserve(mt, nr + 1, gfp))
 			return -ENOMEM;
 		mt->old[nr].info = info;
 		mt->old[nr].back = false;
 		nr++;
+		pos = info.start + info.len;
+		if (!pos || pos > last)
+			break;
 	}
 	return nr;
 }

@@ -76,7 +76,7 @@ static_assert(sizeof(struct lsm_pool_slab) <= LSM_POOL_MIN_SIZE);
  * @cache:   objects a CPU caches at most
  */
 struct lsm_pool_class {
-	spinlock_t lock;
+	spinlock_t lock;		/* the lists and their slabs */
 	struct lsm_pool_slab *partial;
 	struct lsm_pool_slab *full;
 	u32 size;
@@ -108,7 +108,7 @@ struct lsm_pool {
 	enum lsm_pool_kind kind;
 	struct lsm_pool_cpu __percpu *cpu;
 	struct lsm_pool_class cls[LSM_POOL_NR_CLASSES];
-	spinlock_t spare_lock;
+	spinlock_t spare_lock;		/* @spare */
 	void *spare;
 	atomic_long_t slabs;
 };

@@ -21,17 +21,18 @@
 
 #include <linux/types.h>
 #include <linux/gfp.h>
+#include <linux/bitops.h>
 
 /* The smallest and the largest object of the size classes. */
 #define LSM_POOL_MIN_SHIFT	6
 #define LSM_POOL_MAX_SHIFT	16
-#define LSM_POOL_MIN_SIZE	(1U << LSM_POOL_MIN_SHIFT)
-#define LSM_POOL_MAX_SIZE	(1U << LSM_POOL_MAX_SHIFT)
+#define LSM_POOL_MIN_SIZE	BIT(LSM_POOL_MIN_SHIFT)
+#define LSM_POOL_MAX_SIZE	BIT(LSM_POOL_MAX_SHIFT)
 #define LSM_POOL_NR_CLASSES	(LSM_POOL_MAX_SHIFT - LSM_POOL_MIN_SHIFT + 1)
 
 /* Slabs: 1 MiB, aligned to their size. */
 #define LSM_POOL_SLAB_SHIFT	20
-#define LSM_POOL_SLAB_SIZE	(1UL << LSM_POOL_SLAB_SHIFT)
+#define LSM_POOL_SLAB_SIZE	BIT(LSM_POOL_SLAB_SHIFT)
 
 /**
  * enum lsm_pool_kind - how the memtables of a pool allocate their records
