@@ -473,6 +473,47 @@ static void lsm_mem_account(struct lsm_memtable *mt, unsigned int nr,
 }
 
 /*
+ * Take [@key, @last] out of the map, given the @nr pieces that overlap it
+ * (the scratch list, in key order), as sl_em_drop_range() over the whole
+ * range would, but cheaper: a piece inside the range goes with one
+ * sl_em_remove() under the map's lock shared, and only a piece that sticks
+ * out is punched.  The only step that can fail, cutting the tail off a
+ * piece that goes on past @last, comes first; trimming a piece that
+ * starts before @key and removing pieces cannot fail.  Inside the write
+ * section, so readers see none of it before the insert.
+ */
+static int lsm_mem_punch(struct lsm_memtable *mt, unsigned int nr, u64 key,
+			 u64 last, gfp_t gfp)
+{
+	const struct sl_extent_info *tail = &mt->old[nr - 1].info;
+	u64 tail_last = lsm_last(tail->start, tail->len);
+	unsigned int i;
+	int ret;
+
+	if (tail_last > last) {
+		u64 from = max(tail->start, key);
+
+		ret = sl_em_drop_range(&mt->em, from, last - from + 1, gfp);
+		if (ret || tail->start < key)
+			return ret;
+		nr--;
+	}
+	for (i = 0; i < nr; i++) {
+		const struct sl_extent_info *info = &mt->old[i].info;
+		u64 info_last = lsm_last(info->start, info->len);
+
+		if (info->start < key)
+			ret = sl_em_drop_range(&mt->em, key, info_last - key + 1,
+					       gfp);
+		else
+			ret = sl_em_remove(&mt->em, info->start);
+		if (WARN_ON_ONCE(ret))
+			return ret;
+	}
+	return 0;
+}
+
+/*
  * One try at the change, inside a write section: punch the range if
  * anything is there, insert the record, and on a failed insert restore
  * the punched pieces.  Allocations here never sleep.
@@ -487,7 +528,7 @@ static int lsm_mem_replace(struct lsm_memtable *mt, struct lsm_mem_rec *rec,
 	write_lock_bh(&mt->lock);
 	write_seqcount_begin(&mt->seq);
 	if (nr)
-		ret = sl_em_drop_range(&mt->em, rec->key, rec->len, gfp);
+		ret = lsm_mem_punch(mt, nr, rec->key, last, gfp);
 	if (!ret) {
 		ret = lsm_mem_insert(mt, rec, gfp);
 		if (ret && nr)
