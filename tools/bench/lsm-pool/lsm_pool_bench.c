@@ -8,7 +8,9 @@
  *
  * Workloads, each thread on a memtable of its own, all sharing one pool:
  *  - fillrandom: N puts of random 8-byte keys (len 1) with values of V
- *    bytes into an empty memtable;
+ *    bytes into an empty memtable (N = --records, 1M, with 100-byte
+ *    values; --size-records, 200K, with the other sizes; at most 512 MiB
+ *    of records per cell);
  *  - overwrite:  N more puts over keys already there (each frees a record
  *    after a grace period; the arena keeps it until the memtable goes);
  *  - destroy:    the memtable freed, per record;
@@ -18,7 +20,8 @@
  * each round; the median is reported, with the memtable's bytes per
  * record (lsm_mem_bytes()) after fillrandom and after overwrite.
  *
- * Usage: lsm_pool_bench [--records N] [--rounds R] [--threads 1,2]
+ * Usage: lsm_pool_bench [--records N] [--size-records N] [--rounds R]
+ *                       [--threads 1,2]
  *                       [--values 64,100,...] [--json FILE] [--quick]
  */
 #include <getopt.h>
@@ -46,7 +49,8 @@ static const char *const wl_names[WL_NR] = {
 	"fillrandom", "overwrite", "destroy", "alloc-free",
 };
 
-static unsigned long records = 1000000;
+static unsigned long records = 1000000;	/* with 100-byte values */
+static unsigned long size_records = 200000;	/* with the other sizes */
 static unsigned long bytes_cap = 512UL << 20;
 static unsigned int rounds = 3;
 static unsigned int threads_list[4] = { 1, 2 }, nr_threads_list = 2;
@@ -199,7 +203,8 @@ static void run_cell(unsigned int vi, unsigned int ti, enum impl im,
 {
 	unsigned int nt = threads_list[ti], i, w;
 	u32 vlen = values[vi];
-	unsigned long n = min(records, bytes_cap / (vlen + 200) / nt);
+	unsigned long n = min(vlen == 100 ? records : size_records,
+			      bytes_cap / (vlen + 200) / nt);
 	struct lsm_pool *pool = lsm_pool_create(impl_kind[im], GFP_KERNEL);
 	struct job jobs[MAX_THREADS];
 	pthread_t tids[MAX_THREADS];
@@ -358,6 +363,7 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "records", required_argument, NULL, 'n' },
+		{ "size-records", required_argument, NULL, 'S' },
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "values", required_argument, NULL, 'v' },
@@ -368,10 +374,14 @@ int main(int argc, char **argv)
 	unsigned int vi, ti, r, im;
 	int c;
 
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			records = strtoul(optarg, NULL, 0);
+			break;
+		case 'S':
+			size_records = strtoul(optarg, NULL, 0);
 			break;
 		case 'r':
 			rounds = min(max(strtoul(optarg, NULL, 0), 1UL),
@@ -388,10 +398,11 @@ int main(int argc, char **argv)
 			break;
 		case 'q':
 			records = 100000;
+			size_records = 20000;
 			rounds = 1;
 			break;
 		default:
-			fprintf(stderr, "usage: lsm_pool_bench [--records N] [--rounds R] [--threads 1,2] [--values 64,100] [--json FILE] [--quick]\n");
+			fprintf(stderr, "usage: lsm_pool_bench [--records N] [--size-records N] [--rounds R] [--threads 1,2] [--values 64,100] [--json FILE] [--quick]\n");
 			return 2;
 		}
 	}
