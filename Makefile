@@ -45,7 +45,7 @@
 #   make bench-lsm-pool
 #                    the memtable's allocators (pool, malloc, arena) on
 #                    its insert path, ns per operation; results in
-#                    build/bench/lsm-pool.{txt,json}
+#                    build/bench/lsm-pool.{txt,json,rst}
 #   make help        this text
 
 TOP := $(CURDIR)
@@ -311,7 +311,9 @@ $(LSM_BENCH_OBJ)/lsm_pool_bench: tools/bench/lsm-pool/lsm_pool_bench.c \
 bench-lsm-pool: setup $(LSM_BENCH_OBJ)/lsm_pool_bench
 	mkdir -p $(BENCH_DIR)
 	$(LSM_BENCH_OBJ)/lsm_pool_bench --json $(BENCH_DIR)/lsm-pool.json \
-		$(LSM_POOL_ARGS) | tee $(BENCH_DIR)/lsm-pool.txt
+		$(LSM_POOL_ARGS) > $(BENCH_DIR)/lsm-pool.txt
+	$(PY) tools/bench/lsm-pool/report.py $(BENCH_DIR)/lsm-pool.json \
+		-o $(BENCH_DIR)/lsm-pool.rst
 
 # In-kernel benchmark: sl_bench.ko runs every index and allocator workload
 # in Debian's 6.1 kernel in a VM (tools/bench/kernel/README), with slab

@@ -562,7 +562,8 @@ static int lsm_mem_replace(struct lsm_memtable *mt, struct lsm_mem_rec *rec,
  * caught by a warning).
  * Return: 0; -EINVAL if @ext is malformed (len 0 or wrapping past
  * U64_MAX, unknown flags, a value longer than LSM_VALUE_MAX or missing,
- * a tombstone with a value); -ENOMEM, with the memtable as it was (but
+ * a tombstone with a value); -EBUSY if another writer is inside (a bug
+ * of the caller, also warned about); -ENOMEM, with the memtable as it was (but
  * see Documentation/lsm-memory.rst: if even the restore of the punched
  * pieces fails with GFP_ATOMIC, those pieces are lost, and said so in
  * the log).

@@ -316,15 +316,19 @@ static void write_json(const char *path)
 	struct utsname u;
 	unsigned int vi, ti, w, im, r;
 	bool first = true;
+	double load[3] = { 0 };
 
 	if (!f) {
 		perror(path);
 		exit(1);
 	}
 	uname(&u);
+	getloadavg(load, 3);
 	fprintf(f, "{\n  \"machine\": {\"kernel\": \"%s\", \"nproc\": %ld, "
-		"\"compiler\": \"%s\", \"rounds\": %u},\n  \"results\": [",
-		u.release, sysconf(_SC_NPROCESSORS_ONLN), __VERSION__, rounds);
+		"\"compiler\": \"%s\", \"rounds\": %u, \"loadavg\": %.2f},\n"
+		"  \"results\": [",
+		u.release, sysconf(_SC_NPROCESSORS_ONLN), __VERSION__, rounds,
+		load[0]);
 	for (w = 0; w < WL_NR; w++)
 		for (vi = 0; vi < nr_values; vi++)
 			for (ti = 0; ti < nr_threads_list; ti++)
