@@ -17,9 +17,11 @@
  *  - A tombstone is a record with LSM_EXT_TOMBSTONE and no value.
  *  - Each record counts its pieces; the writer knows which pieces a put
  *    removes or splits.  A record whose last piece goes waits for an RCU
- *    grace period, since readers may still be copying it; its callback
- *    only hands it back to the memtable (@mt->dead), and the writer frees
- *    it into the pool at its next put.  So the pool is used from the
+ *    grace period, since readers may still be copying it: retired records
+ *    are chained (@mt->retiring) and given to call_rcu() in batches of
+ *    LSM_MEM_RETIRE_BATCH, one callback per batch, which only hands them
+ *    back to the memtable (@mt->dead); the writer frees them into the pool
+ *    at its next put.  So the pool is used from the
  *    writer's context alone, and a freed record goes to the per-CPU cache
  *    of the CPU that will allocate the next one.  With an arena
  *    (LSM_POOL_ARENA) nothing is freed before the memtable is.
@@ -56,6 +58,9 @@
 #define LSM_MEM_REC_WRAPPED	0x40000000	/* two pieces at the wrap */
 #define LSM_MEM_REC_OUTVAL	0x80000000	/* value in its own object */
 
+/* Retired records given to RCU together, under one callback. */
+#define LSM_MEM_RETIRE_BATCH	64
+
 /*
  * Index bytes per piece, an estimate: the map's extent object (48 bytes)
  * and its share of the skiplist's leaves and directory, which sl_stats()
@@ -86,12 +91,12 @@ struct lsm_mem_rec {
 	u64 seq;
 	u32 flags;
 	u32 vlen;
-	u32 pieces;
-	struct lsm_memtable *mt;
 	union {
-		struct rcu_head rcu;
+		u32 pieces;
 		struct llist_node dead;
 	};
+	struct lsm_memtable *mt;
+	struct rcu_head rcu;
 	u8 value[];
 };
 
@@ -116,6 +121,8 @@ struct lsm_mem_old {
  * @bytes:    bytes charged for records not yet freed (pool or kmalloc
  *            kinds)
  * @dead:     records past their grace period, for the writer to free
+ * @retiring: retired records waiting to be given to RCU; writer only
+ * @nr_retiring: records on @retiring
  * @old:      the writer's scratch list of pieces a put changes
  * @old_cap:  entries @old holds
  * @applying: a writer is inside lsm_mem_apply()
@@ -128,6 +135,8 @@ struct lsm_memtable {
 	seqcount_rwlock_t seq;
 	atomic_long_t bytes;
 	struct llist_head dead;
+	struct llist_node *retiring;
+	unsigned int nr_retiring;
 	struct lsm_mem_old *old;
 	unsigned int old_cap;
 	bool applying;
@@ -201,30 +210,53 @@ static void lsm_mem_rec_free(struct lsm_mem_rec *rec)
 	lsm_mem_free(mt, rec, lsm_mem_rec_size(rec->vlen));
 }
 
-static void lsm_mem_rec_dead_cb(struct rcu_head *head)
+static void lsm_mem_batch_dead_cb(struct rcu_head *head)
 {
-	struct lsm_mem_rec *rec = container_of(head, struct lsm_mem_rec, rcu);
+	struct lsm_mem_rec *first = container_of(head, struct lsm_mem_rec, rcu);
+	struct llist_node *node = &first->dead, *next;
 
-	/* RCU is done with @rcu: @dead may take its place. */
-	llist_add(&rec->dead, &rec->mt->dead);
+	for (; node; node = next) {
+		next = node->next;
+		llist_add(node, &first->mt->dead);
+	}
 }
 
 /* Free the records whose grace period is over; the writer's context. */
 static void lsm_mem_reap(struct lsm_memtable *mt)
 {
-	struct llist_node *node = llist_del_all(&mt->dead), *next;
+	struct llist_node *node, *next;
 
-	for (; node; node = next) {
+	if (!READ_ONCE(mt->dead.first))
+		return;
+	for (node = llist_del_all(&mt->dead); node; node = next) {
 		next = node->next;
 		lsm_mem_rec_free(container_of(node, struct lsm_mem_rec, dead));
 	}
 }
 
-/* The record lost its last piece: free it once readers are done. */
-static void lsm_mem_rec_retire(struct lsm_mem_rec *rec)
+/* Hand the retired records to RCU, the first one carrying the batch. */
+static void lsm_mem_retire_flush(struct lsm_memtable *mt)
 {
-	if (!lsm_mem_is_arena(rec->mt))
-		call_rcu(&rec->rcu, lsm_mem_rec_dead_cb);
+	struct lsm_mem_rec *first;
+
+	if (!mt->retiring)
+		return;
+	first = container_of(mt->retiring, struct lsm_mem_rec, dead);
+	call_rcu(&first->rcu, lsm_mem_batch_dead_cb);
+	mt->retiring = NULL;
+	mt->nr_retiring = 0;
+}
+
+/* The record lost its last piece: free it once readers are done. */
+static void lsm_mem_rec_retire(struct lsm_memtable *mt,
+			       struct lsm_mem_rec *rec)
+{
+	if (lsm_mem_is_arena(mt))
+		return;
+	rec->dead.next = mt->retiring;
+	mt->retiring = &rec->dead;
+	if (++mt->nr_retiring >= LSM_MEM_RETIRE_BATCH)
+		lsm_mem_retire_flush(mt);
 }
 
 static struct lsm_mem_rec *lsm_mem_rec_new(struct lsm_memtable *mt,
@@ -307,8 +339,9 @@ void lsm_mem_destroy(struct lsm_memtable *mt)
 		struct lsm_mem_rec *rec = lsm_mem_rec_of(&info);
 
 		if (!--rec->pieces)
-			lsm_mem_rec_retire(rec);
+			lsm_mem_rec_retire(mt, rec);
 	}
+	lsm_mem_retire_flush(mt);
 	sl_em_destroy(&mt->em);
 	/* Readers are done once a grace period passes, and callbacks run. */
 	synchronize_rcu();
@@ -469,7 +502,7 @@ static void lsm_mem_account(struct lsm_memtable *mt, unsigned int nr,
 		if (restored && mt->old[i].back)
 			rec->pieces++;
 		if (!rec->pieces)
-			lsm_mem_rec_retire(rec);
+			lsm_mem_rec_retire(mt, rec);
 	}
 }
 
@@ -599,7 +632,7 @@ out_free:
 	 * A reader may have found half of a wrapped record before the
 	 * section took it back (and will retry): free it after them.
 	 */
-	lsm_mem_rec_retire(rec);
+	lsm_mem_rec_retire(mt, rec);
 out:
 	WRITE_ONCE(mt->applying, false);
 	return ret;

@@ -281,6 +281,66 @@ static void check_edges(struct lsm_memtable *mt, u64 *s, const struct lsm_extent
 	}
 }
 
+/*
+ * Punch everything, then put one unit over and over: once the dead
+ * records are freed (in batches, after a grace period, at a later put),
+ * the memtable counts about what a fresh one with the same records
+ * counts: at most the small records wait, while what was punched was
+ * over 300 KB.  An arena keeps every byte until
+ * the memtable goes.
+ */
+static void check_bytes_return(struct lsm_pool *pool, struct lsm_memtable *mt)
+{
+	static const u8 v[8] = "12345678";
+	const struct lsm_extent all = {
+		.key = 0, .len = U64_MAX, .seq = U64_MAX - 300,
+		.flags = LSM_EXT_TOMBSTONE,
+	};
+	const struct lsm_extent top = {
+		.key = U64_MAX, .len = 1, .seq = U64_MAX - 300,
+		.flags = LSM_EXT_TOMBSTONE,
+	};
+	struct lsm_extent one = { .key = 77, .len = 1, .vlen = 8, .value = v };
+	struct lsm_memtable *fresh = lsm_mem_create(pool, GFP_KERNEL);
+	struct lsm_extent big = { .len = 1, .vlen = 1000, .value = vbuf };
+	u64 before, after, base;
+	unsigned int i;
+
+	EXPECT(fresh);
+	for (i = 0; i < 300; i++) {
+		big.key = 1ULL << 40 | i;
+		big.seq = U64_MAX - 1000 + i;
+		EXPECT(lsm_mem_apply(mt, &big, GFP_KERNEL) == 0);
+	}
+	before = lsm_mem_bytes(mt);
+	EXPECT(lsm_mem_apply(mt, &all, GFP_KERNEL) == 0);
+	EXPECT(lsm_mem_apply(mt, &top, GFP_KERNEL) == 0);
+	for (i = 0; i < 200; i++) {
+		one.seq = U64_MAX - 200 + i;
+		EXPECT(lsm_mem_apply(mt, &one, GFP_KERNEL) == 0);
+		if (i % 50 == 0)
+			rcu_barrier();
+	}
+	rcu_barrier();
+	EXPECT(lsm_mem_apply(mt, &one, GFP_KERNEL) == 0);
+	EXPECT(lsm_mem_apply(fresh, &all, GFP_KERNEL) == 0);
+	EXPECT(lsm_mem_apply(fresh, &top, GFP_KERNEL) == 0);
+	EXPECT(lsm_mem_apply(fresh, &one, GFP_KERNEL) == 0);
+	EXPECT(lsm_mem_pieces(mt) == lsm_mem_pieces(fresh));
+	after = lsm_mem_bytes(mt);
+	base = lsm_mem_bytes(fresh);
+	EXPECT(before > 300 * 1000);
+	if (lsm_pool_kind(pool) == LSM_POOL_ARENA) {
+		/* Dead records keep their bytes until the memtable goes. */
+		EXPECT(after - base >= 300 * 1000);
+	} else {
+		EXPECT(after >= base);
+		/* At most the 200 small records wait; 300 KB were punched. */
+		EXPECT(after - base <= 200 * lsm_pool_charge(pool, 128));
+	}
+	lsm_mem_destroy(fresh);
+}
+
 /* Random puts and punches checked against the model. */
 static unsigned long run_diff(struct lsm_pool *pool, u64 s, unsigned long n)
 {
@@ -305,6 +365,7 @@ static unsigned long run_diff(struct lsm_pool *pool, u64 s, unsigned long n)
 	/* Every live record is counted at least by its value. */
 	rcu_barrier();
 	EXPECT(lsm_mem_bytes(mt) >= nr_wins * 80);
+	check_bytes_return(pool, mt);
 	lsm_mem_destroy(mt);
 	return wrapped;
 }
