@@ -213,11 +213,13 @@ static void lsm_mem_rec_free(struct lsm_mem_rec *rec)
 static void lsm_mem_batch_dead_cb(struct rcu_head *head)
 {
 	struct lsm_mem_rec *first = container_of(head, struct lsm_mem_rec, rcu);
+	struct lsm_memtable *mt = first->mt;
 	struct llist_node *node = &first->dead, *next;
 
+	/* Each record may be freed as soon as it is on @mt->dead. */
 	for (; node; node = next) {
 		next = node->next;
-		llist_add(node, &first->mt->dead);
+		llist_add(node, &mt->dead);
 	}
 }
 
