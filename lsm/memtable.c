@@ -620,13 +620,18 @@ int lsm_mem_apply(struct lsm_memtable *mt, const struct lsm_extent *ext,
 	rec = lsm_mem_rec_new(mt, ext, gfp);
 	if (!rec)
 		goto out;
-	nr = lsm_mem_collect(mt, ext->key, lsm_last(ext->key, ext->len), gfp);
-	if (nr < 0)
-		goto out_free;
-	while ((ret = lsm_mem_replace(mt, rec, nr, gfp)) == -ENOMEM &&
-	       gfpflags_allow_blocking(gfp) &&
-	       ++tries <= LSM_MEM_NOMEM_RETRIES)
+	for (;;) {
+		/* Again after a failed try: its restore may cut differently. */
+		nr = lsm_mem_collect(mt, ext->key,
+				     lsm_last(ext->key, ext->len), gfp);
+		if (nr < 0)
+			goto out_free;
+		ret = lsm_mem_replace(mt, rec, nr, gfp);
+		if (ret != -ENOMEM || !gfpflags_allow_blocking(gfp) ||
+		    ++tries > LSM_MEM_NOMEM_RETRIES)
+			break;
 		memalloc_retry_wait(gfp);
+	}
 	if (!ret)
 		goto out;
 out_free:
