@@ -165,8 +165,12 @@ static void lsm_bio_submit(struct lsm_bdev_bio *bb, struct lsm_bio_io *io,
 static int lsm_bio_check(struct lsm_bdev_bio *bb, const char *what, u64 block,
 			 const void *buf, u32 nr)
 {
-	if (!nr || block > bb->bdev.nr_blocks ||
-	    nr > bb->bdev.nr_blocks - block) {
+	if (!nr) {
+		pr_err_ratelimited("%s: %s of no blocks at %llu\n", bb->path,
+				   what, block);
+		return -EINVAL;
+	}
+	if (block > bb->bdev.nr_blocks || nr > bb->bdev.nr_blocks - block) {
 		pr_err_ratelimited("%s: %s of blocks [%llu, +%u) outside the device's %llu\n",
 				   bb->path, what, block, nr, bb->bdev.nr_blocks);
 		return -EINVAL;
