@@ -93,7 +93,7 @@ TEST_F(bad, attach_foreign_or_corrupt)
 	/* Both damaged: corrupt, and nothing is written. */
 	ASSERT_EQ(0, lsm_flip(self->disk, 0, 200));
 	ASSERT_EQ(0, lsm_flip(self->disk, 1, 200));
-	EXPECT_EQ(-EUCLEAN, lsm_attach(self->fd, self->disk, 0));
+	ASSERT_EQ(-EUCLEAN, lsm_attach(self->fd, self->disk, 0));
 	EXPECT_EQ(-EUCLEAN, lsm_attach(self->fd, self->disk, 0));
 
 	/* Zeroes: no store at all. */

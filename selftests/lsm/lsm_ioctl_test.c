@@ -186,7 +186,8 @@ TEST_F(lsm, scan_clips_and_resumes)
 	ASSERT_EQ(0, lsm_delete(self->fd, 140, 5, 0));
 	ASSERT_EQ(0, PUT(~0ULL, 1, "E"));
 	n = scan_all(self->fd, 0, 64, a, 16, va, &ua);
-	ASSERT_EQ(4, n);
+	/* A, BB, A, the punch, the rest of A, E. */
+	ASSERT_EQ(5, n);
 	EXPECT_EQ(100, a[0].start);
 	EXPECT_EQ(20, a[0].len);
 	EXPECT_EQ(120, a[1].start);
@@ -196,15 +197,21 @@ TEST_F(lsm, scan_clips_and_resumes)
 	EXPECT_EQ(10, a[2].len);
 	EXPECT_EQ(100, a[2].ext_key);
 	EXPECT_EQ(50, a[2].ext_len);
-	EXPECT_EQ(~0ULL, a[3].start);
-	EXPECT_EQ(0, memcmp(va, "ABBAE", 5));
+	EXPECT_EQ(145, a[3].start);
+	EXPECT_EQ(5, a[3].len);
+	EXPECT_EQ(100, a[3].ext_key);
+	EXPECT_EQ(~0ULL, a[4].start);
+	EXPECT_EQ(1, a[4].len);
+	EXPECT_EQ(6, ua);
+	EXPECT_EQ(0, memcmp(va, "ABBAAE", 6));
 	/* One piece per call gives the same. */
-	ASSERT_EQ(4, scan_all(self->fd, 0, 1, b, 16, vb, &ub));
-	EXPECT_EQ(0, memcmp(a, b, sizeof(a[0]) * 4));
+	ASSERT_EQ(5, scan_all(self->fd, 0, 1, b, 16, vb, &ub));
+	EXPECT_EQ(0, memcmp(a, b, sizeof(a[0]) * 5));
 	/* From inside a piece: its visible rest. */
-	ASSERT_EQ(3, scan_all(self->fd, 125, 64, b, 16, vb, &ub));
+	ASSERT_EQ(4, scan_all(self->fd, 125, 64, b, 16, vb, &ub));
 	EXPECT_EQ(120, b[0].ext_key);
 	EXPECT_LE(b[0].start, 125);
+	EXPECT_LT(125, b[0].start + b[0].len);
 }
 
 TEST_F(lsm, scan_done_at_the_end)

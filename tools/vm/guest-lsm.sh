@@ -10,10 +10,12 @@
 #  3. selftests/lsm/lsm_lifecycle.sh: slctl lsm, the module reference of
 #     an attached store, rmmod and insmod with the data read back.
 #  4. sl_lsm.ko unloaded (vm-run's log check catches what it leaves).
-# SL_LSM_SECONDS and SL_LSM_THREADS pass through to the concurrency test.
-kmod=build/kmod-$(uname -r)/skiplist
-ekmod=build/kmod-$(uname -r)/extent
-lkmod=build/kmod-$(uname -r)/lsm
+# SL_LSM_SECONDS and SL_LSM_THREADS pass through to the concurrency test;
+# SL_KMOD_ROOT names another tree of modules than make's.
+kroot=${SL_KMOD_ROOT:-build/kmod-$(uname -r)}
+kmod=$kroot/skiplist
+ekmod=$kroot/extent
+lkmod=$kroot/lsm
 tests=build/selftests/lsm
 . "$(dirname "$0")/guest-lib.sh"
 
