@@ -44,7 +44,7 @@ refcnt() {
 }
 
 echo "TAP version 13"
-echo "1..7"
+echo "1..8"
 
 "$slctl" lsm format "$disk" > /dev/null &&
 printf '%s\n' begin 'put 1 10 one' 'put 100 1 hundred' 'delete 5 2' \
@@ -97,4 +97,20 @@ result $? "rmmod after the last close, insmod again"
 lookup 3 5 8 100 0xffffffffffffffff > "$tmp/got"
 cmp -s "$tmp/expected" "$tmp/got" || diff "$tmp/expected" "$tmp/got" | sed 's/^/# /'
 result $? "every write read back after rmmod and insmod"
+
+# --json: one object per command, each one parses, with what was written.
+printf '%s\n' 'get 3 5' 'scan --max 3' stats 'delete 0 0' |
+	"$slctl" --json lsm --disk "$disk" batch > "$tmp/json" 2> /dev/null
+python3 -c '
+import json, sys
+objs = [json.loads(line) for line in open(sys.argv[1])]
+assert [o["op"] for o in objs] == ["lsm get", "lsm scan", "lsm stats", "lsm delete"], objs
+get, scan, stats, bad = objs
+assert get["ok"] and get["found"] == 1 and get["results"][0]["value"] == "one"
+assert not get["results"][1]["found"]
+assert [p["start"] for p in scan["pieces"]] == [1, 7, 100]
+assert stats["ok"] and stats["nr_blocks"] > 0 and stats["read_only"] is False
+assert not bad["ok"] and bad["errno"] == "EINVAL"
+' "$tmp/json" || sed 's/^/# /' "$tmp/json"
+result $? "slctl --json lsm: get, scan, stats and an error parse"
 exit $status
