@@ -857,6 +857,21 @@ static struct miscdevice lsm_dev_misc = {
  */
 int lsm_dev_register(struct dentry *debugfs_root)
 {
+	/*
+	 * No implicit padding anywhere, so that 32-bit callers see the same
+	 * layout (compat_ptr_ioctl) and no kernel byte leaks out.
+	 */
+	BUILD_BUG_ON(sizeof(struct sl_lsm_ioc_attach) != 40);
+	BUILD_BUG_ON(sizeof(struct sl_lsm_ioc_put) != 40);
+	BUILD_BUG_ON(sizeof(struct sl_lsm_ioc_delete) != 24);
+	BUILD_BUG_ON(sizeof(struct sl_lsm_ioc_rec) != 32);
+	BUILD_BUG_ON(sizeof(struct sl_lsm_ioc_batch) != 24);
+	BUILD_BUG_ON(sizeof(struct sl_lsm_ioc_get_rec) != 72);
+	BUILD_BUG_ON(sizeof(struct sl_lsm_ioc_get) != 24);
+	BUILD_BUG_ON(sizeof(struct sl_lsm_ioc_piece) != 56);
+	BUILD_BUG_ON(sizeof(struct sl_lsm_ioc_scan) != 56);
+	BUILD_BUG_ON(sizeof(struct sl_lsm_ioc_stats) != 128);
+	BUILD_BUG_ON(SL_LSM_VALUE_MAX != LSM_VALUE_MAX);
 	lsm_dev_debugfs_root = debugfs_root;
 	return misc_register(&lsm_dev_misc);
 }

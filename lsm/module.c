@@ -7,6 +7,11 @@
  *
  * Every attached store holds a reference to the module, so rmmod is
  * refused until each is detached.
+ *
+ * The block checksums use crc32c() from libcrc32c, a module of its own in
+ * Debian's 6.1 and 6.12 kernels (CONFIG_LIBCRC32C=m): the symbol makes it
+ * a dependency that modinfo lists and modprobe loads first; a script that
+ * uses insmod runs "modprobe libcrc32c" before it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
