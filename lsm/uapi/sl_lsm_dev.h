@@ -31,7 +31,8 @@
  *
  * Writes: -EMSGSIZE for a value longer than SL_LSM_VALUE_MAX, -E2BIG for
  * more than SL_LSM_BATCH_MAX records or SL_LSM_BATCH_BYTES value bytes in
- * one call, -ENOSPC when the device is full, -EROFS once the store has
+ * one call or a log record larger than the store's log segment (see
+ * SL_LSM_BATCH_BYTES), -ENOSPC when the device is full, -EROFS once the store has
  * failed a write or a flush (it then refuses every write until it is
  * detached and attached again), -EIO when a SL_LSM_SYNC write could not
  * be made durable.  A write that fails applied nothing.
@@ -57,8 +58,14 @@
 #define SL_LSM_VALUE_MAX	65536
 /* Records in one SL_LSM_IOC_BATCH or SL_LSM_IOC_GET call. */
 #define SL_LSM_BATCH_MAX	4096
-/* Value bytes in one SL_LSM_IOC_BATCH call. */
-#define SL_LSM_BATCH_BYTES	(4 * 1024 * 1024)
+/*
+ * Value bytes in one SL_LSM_IOC_BATCH call.  A batch is one log record,
+ * and a record never spans log segments, which are 1/64 of the device
+ * (128 KiB to 1 MiB, set at format): so a store also refuses, with
+ * -E2BIG, a batch whose record (32 bytes, 24 per record, and the values)
+ * is larger than its segment, even below this.
+ */
+#define SL_LSM_BATCH_BYTES	(1024 * 1024)
 /* Pieces in one SL_LSM_IOC_SCAN call, and the value bytes it fills. */
 #define SL_LSM_SCAN_MAX		4096
 #define SL_LSM_SCAN_BYTES	(1024 * 1024)
@@ -179,7 +186,8 @@ struct sl_lsm_ioc_rec {
  * struct sl_lsm_ioc_batch - SL_LSM_IOC_BATCH: puts and deletes at once
  * @recs:     user pointer to @count struct sl_lsm_ioc_rec
  * @count:    1 to SL_LSM_BATCH_MAX, their values SL_LSM_BATCH_BYTES in
- *            all at most (-E2BIG otherwise)
+ *            all at most, and the record no larger than the store's log
+ *            segment (-E2BIG otherwise)
  * @flags:    SL_LSM_SYNC or 0
  * @reserved: zero
  *

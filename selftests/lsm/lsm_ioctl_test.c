@@ -238,6 +238,34 @@ TEST_F(lsm, scan_done_at_the_end)
 	EXPECT_EQ(0, s.count);
 }
 
+/* An extent that starts at the last unit of the key space is scanned. */
+TEST_F(lsm, scan_last_unit)
+{
+	struct sl_lsm_ioc_piece p[4];
+	static char buf[SL_LSM_VALUE_MAX];
+	struct sl_lsm_ioc_scan s = {
+		.pos = 0, .pieces = (unsigned long)p,
+		.values = (unsigned long)buf, .values_size = sizeof(buf),
+		.max = 4,
+	};
+
+	ASSERT_EQ(0, PUT(~0ULL, 1, "L"));
+	ASSERT_EQ(0, lsm_get(self->fd, ~0ULL, NULL, NULL, 0));
+	ASSERT_EQ(0, lsm_ioc(self->fd, SL_LSM_IOC_SCAN, &s));
+	ASSERT_EQ(1, s.count);
+	EXPECT_EQ(~0ULL, p[0].start);
+	EXPECT_EQ(1, p[0].len);
+	EXPECT_EQ('L', buf[p[0].value_off]);
+	/* From the last unit itself, too. */
+	s = (struct sl_lsm_ioc_scan){
+		.pos = ~0ULL, .pieces = (unsigned long)p,
+		.values = (unsigned long)buf, .values_size = sizeof(buf),
+		.max = 4,
+	};
+	ASSERT_EQ(0, lsm_ioc(self->fd, SL_LSM_IOC_SCAN, &s));
+	EXPECT_EQ(1, s.count);
+}
+
 TEST_F(lsm, large_values)
 {
 	static char v[SL_LSM_VALUE_MAX], got[SL_LSM_VALUE_MAX];
