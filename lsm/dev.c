@@ -252,20 +252,29 @@ static int lsm_dev_detach(struct lsm_dev *dev)
 
 /* ----- Writes ----- */
 
+/* Value bytes a one-record write carries without an allocation. */
+#define LSM_DEV_INLINE_VALUE	256
+
 /*
  * A batch in kernel memory: the operations for lsm_store_write() and
- * their values, copied in before the store is touched.
+ * their values, copied in before the store is touched.  A write of one
+ * record with a small value (a point put: the benchmarks' case) lives
+ * in @one and @inline_value, on the caller's stack, and allocates nothing.
  */
 struct lsm_dev_batch {
 	struct lsm_op *ops;
 	void *values;
 	unsigned int n;
+	struct lsm_op one;
+	u8 inline_value[LSM_DEV_INLINE_VALUE] __aligned(8);
 };
 
 static void lsm_dev_batch_free(struct lsm_dev_batch *b)
 {
-	kvfree(b->ops);
-	kvfree(b->values);
+	if (b->ops != &b->one)
+		kvfree(b->ops);
+	if (b->values != b->inline_value)
+		kvfree(b->values);
 }
 
 static int lsm_dev_rec_check(const char *cmd, const struct sl_lsm_ioc_rec *r,
@@ -313,10 +322,20 @@ static int lsm_dev_batch_in(const char *cmd, const struct sl_lsm_ioc_rec *recs,
 				   "%llu value bytes, more than %u in one call",
 				   bytes, SL_LSM_BATCH_BYTES);
 	b->n = n;
-	b->ops = kvmalloc_array(n, sizeof(*b->ops), GFP_KERNEL_ACCOUNT);
-	b->values = bytes ? kvmalloc(bytes, GFP_KERNEL_ACCOUNT) : NULL;
-	if (!b->ops || (bytes && !b->values))
-		return -ENOMEM;
+	if (n == 1) {
+		b->ops = &b->one;
+	} else {
+		b->ops = kvmalloc_array(n, sizeof(*b->ops), GFP_KERNEL_ACCOUNT);
+		if (!b->ops)
+			return -ENOMEM;
+	}
+	if (bytes <= sizeof(b->inline_value)) {
+		b->values = b->inline_value;
+	} else {
+		b->values = kvmalloc(bytes, GFP_KERNEL_ACCOUNT);
+		if (!b->values)
+			return -ENOMEM;
+	}
 	v = b->values;
 	for (i = 0; i < n; i++) {
 		struct lsm_op *op = &b->ops[i];
