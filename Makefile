@@ -165,7 +165,8 @@ check-vm: check-kernel
 # The store in both kernels (tools/vm/guest-lsm.sh), each on a fresh
 # sparse image of LSM_DISK_MB as a virtio disk with serial "sllsm", and a
 # 2 MiB one ("sllsmsmall") for the too-small refusal; SL_LSM_SECONDS of
-# eight threads against a model.
+# eight threads against a model.  Then a second boot on the same image
+# reads back what the first one left.
 LSM_DISK_MB ?= 256
 LSM_SECONDS ?= 4
 check-vm-lsm: check-kernel
@@ -178,7 +179,9 @@ check-vm-lsm: check-kernel
 		truncate -s $(LSM_DISK_MB)M $$img && truncate -s 2M $$small && \
 		$(TOP)/tools/vm/vm-run --kernel $$k --timeout 1200 \
 			--drive $$img:sllsm --drive $$small:sllsmsmall -- \
-			SL_LSM_SECONDS=$(LSM_SECONDS) tools/vm/guest-lsm.sh || exit 1; \
+			SL_LSM_SECONDS=$(LSM_SECONDS) tools/vm/guest-lsm.sh && \
+		$(TOP)/tools/vm/vm-run --kernel $$k --timeout 600 \
+			--drive $$img:sllsm -- tools/vm/guest-lsm.sh reboot || exit 1; \
 	done
 
 # Whole-index commands at scale (tools/vm/guest-stall.sh): STALL_N extents

@@ -6,7 +6,7 @@
  * atomic batches, some SYNC, and checks every lookup and scan of it
  * against its model while the others write theirs.  The memtable is
  * small, so memtables fill, are written out as runs and are read back
- * from them meanwhile; a ninth thread flushes as well.  At the end
+ * from them meanwhile; a ninth thread flushes a few times a second.  At the end
  * the whole store is checked again, then after a detach and an attach.
  *
  * SL_LSM_THREADS (8), SL_LSM_SECONDS (4) and SL_LSM_SEED (the time) tune
@@ -351,13 +351,24 @@ static int check_region(int fd, int t, struct model *m, char *what,
 }
 
 /*
- * Beside the eight, a thread that writes the memtable out every few tens
- * of milliseconds, so that lookups and scans meet runs under them even
- * where the memtable would not fill in the time (a debug kernel).
+ * Beside the eight, a thread that writes the memtable out every 300 to
+ * 500 ms, so that lookups and scans meet runs under them even where the
+ * memtable would not fill in the time (a debug kernel).  Not more often:
+ * until compaction, every lookup consults every run (40 runs made the
+ * checks at the end take minutes under emulation).  It naps between
+ * checks of the clock, since the runner reads the clock only every 16
+ * calls.
  */
 static int flusher_op(struct dt_worker *w)
 {
-	usleep(20000 + dt_rnd(&w->seed) % 30000);
+	static __thread double next;
+	double now = dt_now();
+
+	if (now < next) {
+		usleep(20000);
+		return 0;
+	}
+	next = now + 0.3 + (dt_rnd(&w->seed) % 200) / 1000.0;
 	return lsm_flush(w->fd);
 }
 

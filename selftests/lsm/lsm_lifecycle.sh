@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The store's life cycle through slctl lsm (TAP output):
-#   lsm_lifecycle.sh SL_LSM_KO DISK
+#   lsm_lifecycle.sh SL_LSM_KO DISK [--after-reboot]
 # Format DISK and write to it; an attached store holds a reference to
 # sl_lsm.ko of its own (refcnt 2 while attached, 1 once detached with
 # /dev/sl_lsm still open), so rmmod is refused; after the last close
 # rmmod succeeds, insmod again, and every write is read back.  sl_lsm.ko
-# must be loaded, with nothing attached, and stays loaded.
+# must be loaded, with nothing attached, and stays loaded.  With
+# --after-reboot it only reads back, in a new boot on the same disk, what
+# an earlier run left there.
 ko=$1
 disk=$2
 slctl=${SLCTL:-build/tools/slctl}
@@ -43,7 +45,23 @@ refcnt() {
 	cat /sys/module/sl_lsm/refcnt
 }
 
+cat > "$tmp/expected" <<EOF
+0x3 0x1+0xa 0x1+0x4 one
+0x5 none
+0x8 0x1+0xa 0x7+0x4 one
+0x64 0x64+0x1 0x64+0x1 hundred
+0xffffffffffffffff 0xffffffffffffffff+0x1 0xffffffffffffffff+0x1 last
+EOF
+
 echo "TAP version 13"
+if [ "${3:-}" = --after-reboot ]; then
+	echo "1..1"
+	lookup 3 5 8 100 0xffffffffffffffff > "$tmp/got"
+	cmp -s "$tmp/expected" "$tmp/got" ||
+		diff "$tmp/expected" "$tmp/got" | sed 's/^/# /'
+	result $? "every write read back after a reboot"
+	exit $status
+fi
 echo "1..8"
 
 "$slctl" lsm format "$disk" > /dev/null &&
@@ -52,13 +70,6 @@ printf '%s\n' begin 'put 1 10 one' 'put 100 1 hundred' 'delete 5 2' \
 	"$slctl" lsm --disk "$disk" batch
 result $? "format, an atomic batch and a put through slctl"
 
-cat > "$tmp/expected" <<EOF
-0x3 0x1+0xa 0x1+0x4 one
-0x5 none
-0x8 0x1+0xa 0x7+0x4 one
-0x64 0x64+0x1 0x64+0x1 hundred
-0xffffffffffffffff 0xffffffffffffffff+0x1 0xffffffffffffffff+0x1 last
-EOF
 lookup 3 5 8 100 0xffffffffffffffff > "$tmp/got"
 cmp -s "$tmp/expected" "$tmp/got"
 result $? "read back after detach and attach"

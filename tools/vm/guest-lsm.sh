@@ -10,6 +10,8 @@
 #  3. selftests/lsm/lsm_lifecycle.sh: slctl lsm, the module reference of
 #     an attached store, rmmod and insmod with the data read back.
 #  4. sl_lsm.ko unloaded (vm-run's log check catches what it leaves).
+# With "reboot" it runs only the lifecycle's read back (--after-reboot):
+# the second boot of "make check-vm-lsm" on the same disk image.
 # SL_LSM_SECONDS and SL_LSM_THREADS pass through to the concurrency test;
 # SL_KMOD_ROOT names another tree of modules than make's.
 kroot=${SL_KMOD_ROOT:-build/kmod-$(uname -r)}
@@ -44,6 +46,14 @@ insmod "$lkmod/sl_lsm.ko" || exit 1
 [ -c /dev/sl_lsm ] || fail "/dev/sl_lsm missing after insmod"
 [ "$(stat -c %a /dev/sl_lsm)" = 600 ] || fail "/dev/sl_lsm is not 0600"
 took "loading sl_lsm.ko"
+
+if [ "${1:-}" = reboot ]; then
+	selftests/lsm/lsm_lifecycle.sh "$lkmod/sl_lsm.ko" "$disk" --after-reboot ||
+		fail "lsm/lsm_lifecycle.sh --after-reboot"
+	rmmod sl_lsm || fail "rmmod sl_lsm"
+	[ $status -eq 0 ] && echo "guest: the store survived a reboot on $(uname -r)"
+	exit $status
+fi
 
 for t in lsm_ioctl_test lsm_badinput_test lsm_concurrency_test; do
 	echo "guest: running lsm/$t on $disk"
