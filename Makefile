@@ -60,7 +60,7 @@ PY := /usr/bin/python3
 CHECKPATCH := $(BUILD)/tools/checkpatch/checkpatch.pl
 KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h extent/*.[ch] \
 	extent/uapi/*.h iommu_demo/*.[ch] tools/bench/kernel/*.c tools/peers/*.h \
-	lsm/*.[ch])
+	lsm/*.[ch] lsm/uapi/*.h)
 
 .PHONY: all modules setup check check-user check-kernel check-vm check-vm-lsm check-vm-stall check-debug \
 	debug-run check-debug-checkers debug-modules lint mutants \
