@@ -10,6 +10,9 @@
 #                    and sparse and loaded into both kernels in a VM,
 #                    checkpatch, and the mutation checks
 #   make check-vm    only the VM part: the kernel suite in 6.1 and 6.12
+#   make check-vm-lsm
+#                    the store (sl_lsm.ko) in 6.1 and 6.12 on scratch
+#                    virtio disks: its kselftests and its life cycle
 #   make check-vm-stall
 #                    every whole-index command of both devices on millions
 #                    of extents in 6.1, booted with preempt=full and the
@@ -61,9 +64,9 @@ PY := /usr/bin/python3
 CHECKPATCH := $(BUILD)/tools/checkpatch/checkpatch.pl
 KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h extent/*.[ch] \
 	extent/uapi/*.h iommu_demo/*.[ch] tools/bench/kernel/*.c tools/peers/*.h \
-	lsm/*.[ch])
+	lsm/*.[ch] lsm/uapi/*.h)
 
-.PHONY: all modules setup check check-user check-kernel check-vm check-vm-stall check-debug \
+.PHONY: all modules setup check check-user check-kernel check-vm check-vm-lsm check-vm-stall check-debug \
 	debug-run check-debug-checkers debug-modules lint mutants \
 	demo bench-build bench-smoke bench-user bench-user-quick bench-leaf-sweep \
 	bench-lookup-cachesim \
@@ -87,7 +90,7 @@ define kmod
 		{ echo "no kernel headers in $(1): run 'make setup'"; exit 1; }
 	@out=$(BUILD)/kmod-$(2); mkdir -p $$out; \
 	cp -f Kbuild $$out/Kbuild; mkdir -p $$out/tools/bench; \
-	cp -rsf $(TOP)/skiplist $(TOP)/extent $(TOP)/iommu_demo $$out/; \
+	cp -rsf $(TOP)/skiplist $(TOP)/extent $(TOP)/iommu_demo $(TOP)/lsm $$out/; \
 	cp -rsf $(TOP)/tools/bench/kernel $$out/tools/bench/; \
 	cp -rsf $(TOP)/tools/peers $$out/tools/; \
 	echo "modules for $(2) in $$out"; \
@@ -163,6 +166,28 @@ check-vm: check-kernel
 		SL_FUZZ_IOCTLS=$(FUZZ_IOCTLS) tools/vm/guest-selftests.sh
 	$(TOP)/tools/vm/vm-run --kernel 6.12 --timeout 1200 -- \
 		SL_FUZZ_IOCTLS=$(FUZZ_IOCTLS) tools/vm/guest-selftests.sh
+
+# The store in both kernels (tools/vm/guest-lsm.sh), each on a fresh
+# sparse image of LSM_DISK_MB as a virtio disk with serial "sllsm", and a
+# 2 MiB one ("sllsmsmall") for the too-small refusal; SL_LSM_SECONDS of
+# eight threads against a model.  Then a second boot on the same image
+# reads back what the first one left.
+LSM_DISK_MB ?= 256
+LSM_SECONDS ?= 4
+check-vm-lsm: check-kernel
+	$(MAKE) -C selftests/lsm
+	$(MAKE) -C tools/slctl
+	@mkdir -p $(BUILD)/vm
+	@for k in 6.1 6.12; do \
+		img=$(BUILD)/vm/lsm-$$k.img small=$(BUILD)/vm/lsm-small-$$k.img; \
+		rm -f $$img $$small; \
+		truncate -s $(LSM_DISK_MB)M $$img && truncate -s 2M $$small && \
+		$(TOP)/tools/vm/vm-run --kernel $$k --timeout 1200 \
+			--drive $$img:sllsm --drive $$small:sllsmsmall -- \
+			SL_LSM_SECONDS=$(LSM_SECONDS) tools/vm/guest-lsm.sh && \
+		$(TOP)/tools/vm/vm-run --kernel $$k --timeout 600 \
+			--drive $$img:sllsm -- tools/vm/guest-lsm.sh reboot || exit 1; \
+	done
 
 # Whole-index commands at scale (tools/vm/guest-stall.sh): STALL_N extents
 # per index (the review that found the stalls used 5.6M), in Debian's 6.1

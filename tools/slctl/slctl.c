@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slctl: drive /dev/skiplist from the command line.
+ * slctl: drive /dev/skiplist from the command line ("slctl lsm ...":
+ * the extent store through /dev/sl_lsm, in lsm.c).
  *
  * Every process that opens /dev/skiplist gets its own, empty index, so a
  * single command works on an empty index; "slctl batch" reads commands
@@ -17,10 +18,11 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include "skiplist_dev.h"
+#include "slctl.h"
 
 #define MAX_ARGS	16
 
-static bool json;
+bool slctl_json;
 static int fd = -1;
 static unsigned long line_no;
 
@@ -55,7 +57,7 @@ static int report_error(const char *op, int err)
 {
 	const char *name = strerrorname_np(err);
 
-	if (json)
+	if (slctl_json)
 		printf("{\"op\": \"%s\", \"ok\": false, \"errno\": \"%s\", \"error\": \"%s\"}\n",
 		       op, name ? name : "?", strerror(err));
 	if (line_no)
@@ -82,7 +84,7 @@ static int bad_usage(const char *op, const char *what)
 	return 2;
 }
 
-static bool parse_u64(const char *s, __u64 *out)
+bool slctl_parse_u64(const char *s, __u64 *out)
 {
 	char *end;
 
@@ -119,7 +121,7 @@ static int parse_args(const char *op, int argc, char **argv, int npos,
 				*o->set = true;
 				continue;
 			}
-			if (++i == argc || !parse_u64(argv[i], o->val))
+			if (++i == argc || !slctl_parse_u64(argv[i], o->val))
 				return bad_usage(op, "option needs a number");
 			if (o->set)
 				*o->set = true;
@@ -127,7 +129,7 @@ static int parse_args(const char *op, int argc, char **argv, int npos,
 		}
 		if (n == npos)
 			return bad_usage(op, "too many arguments");
-		if (!parse_u64(argv[i], pos[n]))
+		if (!slctl_parse_u64(argv[i], pos[n]))
 			return bad_usage(op, "not a number");
 		n++;
 	}
@@ -138,7 +140,7 @@ static int parse_args(const char *op, int argc, char **argv, int npos,
 
 static void print_extent(const char *op, const struct sl_ioc_extent *e)
 {
-	if (json)
+	if (slctl_json)
 		printf("{\"op\": \"%s\", \"ok\": true, \"extent\": {\"key\": %llu"
 		       ", \"size\": %llu, \"value\": %llu}}\n",
 		       op, e->key, e->size, e->value);
@@ -149,7 +151,7 @@ static void print_extent(const char *op, const struct sl_ioc_extent *e)
 
 static void print_ok(const char *op)
 {
-	if (json)
+	if (slctl_json)
 		printf("{\"op\": \"%s\", \"ok\": true}\n", op);
 }
 
@@ -181,7 +183,7 @@ static int cmd_hole(int argc, char **argv)
 		return ret;
 	if (ioctl(fd, SL_IOC_INSERT_HOLE, &req))
 		return report_error("hole", errno);
-	if (json)
+	if (slctl_json)
 		printf("{\"op\": \"hole\", \"ok\": true, \"key\": %llu}\n",
 		       req.key);
 	else
@@ -250,7 +252,7 @@ static int cmd_iterate(int argc, char **argv)
 	 * name: an extent at 2^64 - 1 is below none.
 	 */
 	from_end = backward && !from_set;
-	if (json)
+	if (slctl_json)
 		printf("{\"op\": \"iterate\", \"ok\": true, \"extents\": [");
 	for (;;) {
 		struct sl_ioc_iterate req = {
@@ -264,12 +266,12 @@ static int cmd_iterate(int argc, char **argv)
 		if (!req.max)
 			break;
 		if (ioctl(fd, SL_IOC_ITERATE, &req)) {
-			if (json)
+			if (slctl_json)
 				printf("]}\n");
 			return report_error("iterate", errno);
 		}
 		for (i = 0; i < req.count; i++) {
-			if (json)
+			if (slctl_json)
 				printf("%s{\"key\": %llu, \"size\": %llu"
 				       ", \"value\": %llu}", first ? "" : ", ",
 				       recs[i].key, recs[i].size, recs[i].value);
@@ -289,7 +291,7 @@ static int cmd_iterate(int argc, char **argv)
 		if (backward && !from)
 			break;
 	}
-	if (json)
+	if (slctl_json)
 		printf("]}\n");
 	return 0;
 }
@@ -307,7 +309,7 @@ static int cmd_stats(int argc, char **argv)
 	for (h = 0; h < SL_IOC_MAX_HEIGHT; h++)
 		if (req.height[h])
 			top = h + 1;
-	if (json) {
+	if (slctl_json) {
 		printf("{\"op\": \"stats\", \"ok\": true, \"items\": %llu"
 		       ", \"leaves\": %llu, \"bytes\": %llu"
 		       ", \"key_loads\": %llu, \"leaves_per_height\": [",
@@ -442,7 +444,7 @@ int main(int argc, char **argv)
 
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "--json")) {
-			json = true;
+			slctl_json = true;
 		} else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
 			device = argv[++i];
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -457,6 +459,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (!strcmp(argv[i], "lsm"))
+		return slctl_lsm(argc - i, argv + i);
 	/* Help needs no device. */
 	if (i + 1 < argc && (!strcmp(argv[i + 1], "--help") ||
 			     !strcmp(argv[i + 1], "-h")))

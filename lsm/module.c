@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sl_lsm.ko: the extent store (Documentation/lsm.rst) in the kernel, on
+ * block devices that userspace attaches through /dev/sl_lsm (dev.c).
+ * This file is the module: its parameters, which are the defaults of
+ * every attach that does not choose for itself, and its load and unload.
+ *
+ * Every attached store holds a reference to the module, so rmmod is
+ * refused until each is detached.
+ *
+ * The block checksums use crc32c() from libcrc32c, a module of its own in
+ * Debian's 6.1 and 6.12 kernels (CONFIG_LIBCRC32C=m): the symbol makes it
+ * a dependency that modinfo lists and modprobe loads first; a script that
+ * uses insmod runs "modprobe libcrc32c" before it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include "dev.h"
+#include "uapi/sl_lsm_dev.h"
+
+static unsigned long long memtable_bytes = 64ULL << 20;
+module_param(memtable_bytes, ullong, 0644);
+MODULE_PARM_DESC(memtable_bytes,
+		 "A memtable this full is written out as a run (default 64 MiB)");
+
+static unsigned int max_immutables = 2;
+module_param(max_immutables, uint, 0644);
+MODULE_PARM_DESC(max_immutables,
+		 "Writers stall while this many full memtables wait to be written (default 2)");
+
+static unsigned int commit_interval_ms = 5000;
+module_param(commit_interval_ms, uint, 0644);
+MODULE_PARM_DESC(commit_interval_ms,
+		 "A write without SYNC is durable within this many milliseconds (default 5000, as ext4's commit=5)");
+
+/**
+ * lsm_module_options() - the options of an attach that sets none itself
+ * @opt: filled in from the module parameters as they are now
+ *
+ * A parameter out of the range an attach may ask for falls back to the
+ * store's own default (0), with a line in the log, rather than failing
+ * every attach.
+ *
+ * Context: any.
+ */
+void lsm_module_options(struct lsm_options *opt)
+{
+	u64 mt = READ_ONCE(memtable_bytes);
+	u32 imm = READ_ONCE(max_immutables);
+	u32 ms = READ_ONCE(commit_interval_ms);
+
+	memset(opt, 0, sizeof(*opt));
+	if (mt < SL_LSM_MEMTABLE_MIN || mt > SL_LSM_MEMTABLE_MAX)
+		pr_warn_ratelimited("memtable_bytes=%llu outside [%llu, %llu]: using the default\n",
+				    mt, SL_LSM_MEMTABLE_MIN, SL_LSM_MEMTABLE_MAX);
+	else
+		opt->memtable_bytes = mt;
+	if (imm > SL_LSM_IMMUTABLES_MAX)
+		pr_warn_ratelimited("max_immutables=%u above %u: using the default\n",
+				    imm, SL_LSM_IMMUTABLES_MAX);
+	else
+		opt->max_immutables = imm;
+	if (ms > SL_LSM_COMMIT_MS_MAX)
+		pr_warn_ratelimited("commit_interval_ms=%u above %u: using the default\n",
+				    ms, SL_LSM_COMMIT_MS_MAX);
+	else
+		opt->commit_interval_ms = ms;
+}
+
+static struct dentry *lsm_debugfs_root;
+
+static int __init lsm_module_init(void)
+{
+	int ret;
+
+	/* NULL or an error pointer if debugfs is off: the counters are extra. */
+	lsm_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	ret = lsm_dev_register(lsm_debugfs_root);
+	if (ret)
+		debugfs_remove_recursive(lsm_debugfs_root);
+	return ret;
+}
+
+static void __exit lsm_module_exit(void)
+{
+	lsm_dev_unregister();
+	debugfs_remove_recursive(lsm_debugfs_root);
+}
+
+module_init(lsm_module_init);
+module_exit(lsm_module_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("sl_lsm: a crash-safe extent store on a block device (/dev/sl_lsm)");
