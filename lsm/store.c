@@ -570,6 +570,8 @@ int lsm_store_scan(struct lsm_store *st, struct lsm_scan_cursor *cur,
 	err = 0;
 	while (filled < max) {
 		u64 end = U64_MAX, next_start = U64_MAX;
+		/* Not a sentinel value: a piece may start at U64_MAX. */
+		bool have_next = false;
 		int best = -1;
 		struct lsm_piece *p;
 
@@ -586,11 +588,13 @@ int lsm_store_scan(struct lsm_store *st, struct lsm_scan_cursor *cur,
 				continue;
 			if (head[i].start <= pos && best < 0)
 				best = i;
-			else if (head[i].start > pos && best < 0)
+			else if (head[i].start > pos && best < 0) {
 				next_start = min(next_start, head[i].start);
+				have_next = true;
+			}
 		}
 		if (best < 0) {
-			if (next_start == U64_MAX) {
+			if (!have_next) {
 				cur->done = true;
 				break;
 			}
@@ -598,7 +602,7 @@ int lsm_store_scan(struct lsm_store *st, struct lsm_scan_cursor *cur,
 			continue;
 		}
 		end = min(lsm_last(head[best].start, head[best].len),
-			  next_start == U64_MAX ? U64_MAX : next_start - 1);
+			  have_next ? next_start - 1 : U64_MAX);
 		if (!(head[best].ext.flags & LSM_EXT_TOMBSTONE)) {
 			if (head[best].ext.vlen > vbuf_size - used) {
 				if (!filled && vbuf_size < head[best].ext.vlen)

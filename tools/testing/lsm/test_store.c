@@ -362,6 +362,62 @@ static void run_refusals(void)
 }
 
 /*
+ * The ends of the key space, which the differential part (keys near 0)
+ * never reaches: an extent at U64_MAX itself, one just below it, and one
+ * at 0, in the memtable and then in a run: get finds each, and one scan
+ * from 0 returns all three in order (U64_MAX was once taken as "no next
+ * piece", and a scan stopped before the last unit).
+ */
+static void run_key_space_ends(void)
+{
+	static const u64 keys[3] = { 0, U64_MAX - 10, U64_MAX };
+	static const u64 lens[3] = { 4, 5, 1 };
+	struct memdev *md = memdev_create(NR_BLOCKS, false);
+	struct lsm_store *st = open_store(memdev_bdev(md), LSM_OPEN_FORMAT);
+	struct lsm_piece got[8];
+	u8 vbuf[64], val = 'a';
+
+	phase = "key space ends";
+	for (int i = 0; i < 3; i++) {
+		struct lsm_op op = { .kind = LSM_OP_PUT, .key = keys[i],
+				     .len = lens[i], .vlen = 1, .value = &val };
+
+		if (lsm_store_write(st, &op, 1, 0))
+			FAIL("put at %llx", (unsigned long long)keys[i]);
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		struct lsm_scan_cursor cur = { .pos = 0 };
+		struct lsm_piece one;
+		int n;
+
+		for (int i = 0; i < 3; i++)
+			if (lsm_store_get(st, lsm_last(keys[i], lens[i]), &one,
+					  vbuf, sizeof(vbuf)) ||
+			    one.ext.key != keys[i] || one.ext.len != lens[i])
+				FAIL("pass %d: get of the extent at %llx", pass,
+				     (unsigned long long)keys[i]);
+		n = lsm_store_scan(st, &cur, got, 8, vbuf, sizeof(vbuf));
+		if (n != 3)
+			FAIL("pass %d: scan from 0 gave %d pieces, not 3", pass,
+			     n);
+		for (int i = 0; i < 3; i++)
+			if (got[i].start != keys[i] || got[i].len != lens[i])
+				FAIL("pass %d: scan piece %d at %llx+%llu", pass,
+				     i, (unsigned long long)got[i].start,
+				     (unsigned long long)got[i].len);
+		if (!cur.done ||
+		    lsm_store_scan(st, &cur, got, 8, vbuf, sizeof(vbuf)))
+			FAIL("pass %d: the scan does not end after U64_MAX",
+			     pass);
+		if (lsm_store_flush(st))
+			FAIL("flush");
+	}
+	if (lsm_store_close(st))
+		FAIL("close");
+	memdev_destroy(md);
+}
+
+/*
  * Durability paths the differential part does not reach: a write
  * without SYNC is durable within the commit interval; a failed flush is
  * -EIO, never success, and the store turns read-only (-EROFS); SYNC
@@ -673,6 +729,7 @@ int main(int argc, char **argv)
 		FAIL("module init");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	run_refusals();
+	run_key_space_ends();
 	run_diff(nops);
 	store_opts = &small_no_wal;
 	run_diff(nops / 4);
