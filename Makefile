@@ -42,6 +42,10 @@
 #   make bench-iommu the IOMMU demo (sl_iommu.ko) in a 6.1 VM: every fio
 #                    workload of tools/fio/ on every IOVA allocator; results
 #                    in build/bench/iommu.{md,json,png,rst}
+#   make bench-lsm   the store (lsm_bench on the userspace library, on a
+#                    file) against RocksDB's db_bench on the same file
+#                    system, rounds interleaved; build/bench/lsm.{md,json,
+#                    png,rst} (BENCH_LSM_ARGS=--quick: 100K keys, one round)
 #   make help        this text
 
 TOP := $(CURDIR)
@@ -63,7 +67,8 @@ KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h extent/*.[ch] \
 	debug-run check-debug-checkers debug-modules lint mutants \
 	demo bench-build bench-smoke bench-user bench-user-quick bench-leaf-sweep \
 	bench-lookup-cachesim \
-	bench-kernel bench-tcg-profile bench-native-build bench-alloc-native bench-iommu clean help
+	bench-kernel bench-tcg-profile bench-native-build bench-alloc-native bench-iommu \
+	bench-lsm clean help
 
 all: modules
 
@@ -345,6 +350,22 @@ bench-iommu: setup
 	$(PY) tools/bench/iommu/report.py $(BENCH_DIR)/iommu-vm \
 		--out $(BENCH_DIR) --wall-seconds $$(($$(date +%s) - start)) > /dev/null
 	@cat $(BENCH_DIR)/iommu.md
+
+# The store against RocksDB (tools/bench/lsm/run.py): lsm_bench, the
+# store's sources at -O2 on the fast shims, on a file, and Debian's
+# db_bench, with the same db_bench flags, in one run with rounds
+# interleaved.  1M keys and 3 rounds by default (BENCH_LSM_ARGS: --quick
+# for 100K keys and one round, --big for 10M, --rounds N).  A full run
+# rewrites the generated part of Documentation/lsm-bench.rst; a quick one
+# does not.
+BENCH_LSM_ARGS ?=
+bench-lsm: setup
+	$(MAKE) -C tools/bench/lsm BUILD=$(BUILD)/bench-obj/lsm
+	mkdir -p $(BENCH_DIR)
+	$(PY) tools/bench/lsm/run.py --out $(BENCH_DIR) \
+		--lsm-bench $(BUILD)/bench-obj/lsm/lsm_bench \
+		--doc $(TOP)/Documentation/lsm-bench.rst $(BENCH_LSM_ARGS)
+	@cat $(BENCH_DIR)/lsm.md
 
 # The allocator workloads of sl_bench.ko built as a native program
 # (tools/bench/kernel/native/): the module's own workload and allocator
