@@ -90,9 +90,12 @@ static int lib_open(const struct lsmb_config *cfg, bool fresh,
 	db = calloc(1, sizeof(*db));
 	if (!db)
 		return -ENOMEM;
-	err = lsm_filedev_open(cfg->path, &db->bdev);
-	if (err)
+	/* The file's or device's own size (lib_prepare_file() set a file's). */
+	db->bdev = filedev_open(cfg->path, 0, 0);
+	if (!db->bdev) {
+		err = -errno;
 		goto free;
+	}
 	/* The store's open may read and write with RCU readers of its own. */
 	shim_rcu_register();
 	err = lsm_store_open(db->bdev, &opt, fresh ? LSM_OPEN_FORMAT : 0, &db->st);
