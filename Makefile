@@ -137,9 +137,11 @@ mutants:
 	$(PY) $(TOP)/tools/testing/skiplist/mutants.py
 
 # The benchmark must keep building and running: a tiny run of every index,
-# workload and key set, and the rbtree peer's own test against a model.
+# workload and key set, the rbtree peer's own test against a model, and
+# lsm_bench's driver on its test double (tools/bench/lsm/selftest.py).
 bench-smoke: bench-build bench-native-build
 	$(MAKE) -C tools/bench/user BUILD=$(BUILD)/bench-obj/driver rbtree_selftest
+	$(MAKE) -C tools/bench/lsm BUILD=$(BUILD)/bench-obj/lsm selftest
 	$(BUILD)/bench-obj/driver/bench_user --items 1000 --threads 1,2 \
 		--seconds 0.01 --rounds 1 --out $(BUILD)/bench/smoke > /dev/null
 	mkdir -p $(BUILD)/bench/smoke

@@ -98,5 +98,7 @@ struct lsmb_backend {
 };
 
 extern const struct lsmb_backend lsmb_backend_lib;
+/* The driver's test double (backend_model.c), in lsm_bench_selftest only. */
+extern const struct lsmb_backend lsmb_backend_model;
 
 #endif /* LSM_BENCH_BACKEND_H */

@@ -732,10 +732,18 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	parse_flags(argc, argv);
+#ifdef LSMB_SELFTEST
+	/* lsm_bench_selftest: the driver on its test double, nothing else. */
+	if (strcmp(flags.backend, "model"))
+		die("--backend=%s: the self-test build has only --backend=model",
+		    flags.backend);
+	backend = &lsmb_backend_model;
+#else
 	if (!strcmp(flags.backend, "lib"))
 		backend = &lsmb_backend_lib;
 	else
 		die("--backend=%s: only lib (the userspace library) is built", flags.backend);
+#endif
 	config = (struct lsmb_config){
 		.path = flags.db, .device = flags.device,
 		.db_bytes = flags.db_bytes,

@@ -104,14 +104,15 @@ def parse_report(text, benchmark):
         if not m or m["name"] != benchmark:
             continue
         rec = {"ops_per_sec": float(m["ops_s"]),
-               "micros_per_op": float(m["us"]), "seconds": float(m["secs"])}
+               "micros_per_op": float(m["us"]), "seconds": float(m["secs"]),
+               "operations": int(m["ops"])}
         f = FOUND_RE.search(m["rest"])
         if f:
             rec["found"], rec["reads"] = int(f["found"]), int(f["of"])
         for later in lines[i + 1:i + 8]:
             c = COUNT_RE.match(later)
             if c:
-                rec["ops"] = int(c["count"])
+                rec["latency_samples"] = int(c["count"])
             p = PCT_RE.match(later)
             if p:
                 rec.update(p50_us=float(p["p50"]), p99_us=float(p["p99"]),
