@@ -37,10 +37,12 @@
 
 #include "backend.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 /* --- flags ----------------------------------------------------------- */
 
 static struct {
-	char *benchmarks;
+	const char *benchmarks;
 	int64_t num, reads, writes;
 	int key_size, value_size, threads, batch_size, seek_nexts;
 	bool sync, disable_wal, use_existing_db, histogram;
@@ -118,8 +120,66 @@ static void usage(void)
 	       flags.db_bytes);
 }
 
+/* Every flag: its name, as db_bench spells it, and where it goes. */
+enum flag_type { F_INT, F_I64, F_U64, F_BOOL, F_STR };
+
+static const struct flag {
+	const char *name;
+	enum flag_type type;
+	void *p;
+} flag_table[] = {
+	{ "benchmarks", F_STR, &flags.benchmarks },
+	{ "num", F_I64, &flags.num },
+	{ "reads", F_I64, &flags.reads },
+	{ "writes", F_I64, &flags.writes },
+	{ "key_size", F_INT, &flags.key_size },
+	{ "value_size", F_INT, &flags.value_size },
+	{ "threads", F_INT, &flags.threads },
+	{ "batch_size", F_INT, &flags.batch_size },
+	{ "seek_nexts", F_INT, &flags.seek_nexts },
+	{ "sync", F_BOOL, &flags.sync },
+	{ "disable_wal", F_BOOL, &flags.disable_wal },
+	{ "use_existing_db", F_BOOL, &flags.use_existing_db },
+	{ "histogram", F_BOOL, &flags.histogram },
+	{ "write_buffer_size", F_I64, &flags.write_buffer_size },
+	{ "max_write_buffer_number", F_INT, &flags.max_write_buffer_number },
+	{ "seed", F_U64, &flags.seed },
+	{ "db_bytes", F_U64, &flags.db_bytes },
+	{ "db", F_STR, &flags.db },
+	{ "json", F_STR, &flags.json },
+	{ "backend", F_STR, &flags.backend },
+	{ "device", F_STR, &flags.device },
+};
+
+static void set_flag(const struct flag *f, char *v)
+{
+	int64_t x;
+
+	if (f->type == F_BOOL) {
+		*(bool *)f->p = parse_bool(f->name, v);
+		return;
+	}
+	if (!v)
+		die("--%s needs a value", f->name);
+	if (f->type == F_STR) {
+		*(const char **)f->p = v;
+		return;
+	}
+	x = parse_int(f->name, v);
+	if (f->type == F_INT) {
+		if (x < INT32_MIN || x > INT32_MAX)
+			die("--%s=%s: out of range", f->name, v);
+		*(int *)f->p = x;
+	} else if (f->type == F_I64) {
+		*(int64_t *)f->p = x;
+	} else {
+		*(uint64_t *)f->p = x;
+	}
+}
+
 static void parse_flags(int argc, char **argv)
 {
+	size_t k;
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -135,20 +195,12 @@ static void parse_flags(int argc, char **argv)
 		v = strchr(name, '=');
 		if (v)
 			*v++ = '\0';
-#define INT(f)	if (!strcmp(name, #f)) { if (!v) die("--%s needs a value", name); \
-			flags.f = parse_int(name, v); continue; }
-#define BOOL(f)	if (!strcmp(name, #f)) { flags.f = parse_bool(name, v); continue; }
-#define STR(f)	if (!strcmp(name, #f)) { if (!v) die("--%s needs a value", name); \
-			flags.f = v; continue; }
-		STR(benchmarks) INT(num) INT(reads) INT(writes) INT(key_size)
-		INT(value_size) INT(threads) INT(batch_size) INT(seek_nexts)
-		BOOL(sync) BOOL(disable_wal) BOOL(use_existing_db) BOOL(histogram)
-		INT(write_buffer_size) INT(max_write_buffer_number) INT(seed)
-		INT(db_bytes) STR(db) STR(json) STR(backend) STR(device)
-#undef INT
-#undef BOOL
-#undef STR
-		die("unknown flag --%s (--help lists them)", name);
+		for (k = 0; k < ARRAY_SIZE(flag_table); k++)
+			if (!strcmp(name, flag_table[k].name))
+				break;
+		if (k == ARRAY_SIZE(flag_table))
+			die("unknown flag --%s (--help lists them)", name);
+		set_flag(&flag_table[k], v);
 	}
 	if (flags.key_size != 8)
 		die("--key_size=%d: only 8-byte keys (the store's keys are 64-bit integers)",
@@ -720,7 +772,7 @@ static const struct bench *find_bench(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(benches) / sizeof(benches[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(benches); i++)
 		if (!strcmp(benches[i].name, name))
 			return &benches[i];
 	return NULL;
