@@ -81,6 +81,8 @@ GOALS = [
     ("readrandom", 1.0), ("readseq", 1.0), ("fillsync", 1.0),
 ]
 GROUP_COMMIT_GOAL = 1.6
+# Chart labels short enough to sit side by side.
+SHORT = {"fillrandom-nowal-v0": "seed 001\n(v0, no WAL)"}
 
 REPORT_RE = re.compile(
     r"^(?P<name>\S+)\s*:\s*(?P<us>[\d.]+) micros/op (?P<ops_s>\d+) ops/sec\s+"
@@ -401,7 +403,7 @@ def plot(doc, path):
     except ImportError:
         print("run.py: python3-matplotlib missing, no lsm.png ('make setup')",
               file=sys.stderr)
-        return
+        return False
     res, threads = doc["results"], doc["config"]["threads"]
     cells = [(name, t) for name, *_ in WORKLOADS for t in threads
              if find(res, name, PEER, t) or find(res, name, OURS, t)]
@@ -415,7 +417,8 @@ def plot(doc, path):
     ax.set_yscale("log")
     ax.set_ylabel("ops/s (log)")
     ax.set_xticks([x + width * (len(impls) - 1) / 2 for x in range(len(cells))])
-    ax.set_xticklabels([f"{n}\n{t}t" for n, t in cells], fontsize=7)
+    labels = [f"{SHORT.get(n, n)}\n{t}t" for n, t in cells]
+    ax.set_xticklabels(labels, fontsize=8)
     ax.legend()
     ax.set_title(f"lsm_bench vs RocksDB db_bench, {doc['config']['num']} keys, "
                  f"median of {doc['machine']['rounds']} rounds")
@@ -428,10 +431,14 @@ def plot(doc, path):
     ax2.axhline(1.0, color="grey", lw=0.8)
     ax2.set_ylabel("lsm / RocksDB")
     ax2.set_xticks(list(xs))
-    ax2.set_xticklabels([f"{n}\n{t}t" for n, t in cells], fontsize=7)
+    ax2.set_xticklabels(labels, fontsize=8)
     ax2.legend()
+    if not ratio:
+        ax2.text(0.5, 0.5, "lsm not measured: no ratios", ha="center",
+                 transform=ax2.transAxes)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
+    return True
 
 
 def main():
@@ -457,7 +464,16 @@ def main():
                     help="measure RocksDB alone (while the store is not built)")
     ap.add_argument("--doc", help="rewrite the BENCH-LSM section of this page "
                     "(full runs only)")
+    ap.add_argument("--from-json", metavar="LSM_JSON",
+                    help="measure nothing: write the reports (and --doc) from "
+                    "an earlier run's lsm.json")
     args = ap.parse_args()
+    if args.from_json:
+        doc = json.load(open(args.from_json))
+        os.makedirs(args.out, exist_ok=True)
+        print(write_reports(doc, args.out, args.doc))
+        plot(doc, os.path.join(args.out, "lsm.png"))
+        return
     args.num = args.num or (100000 if args.quick else 10000000 if args.big else 1000000)
     args.rounds = args.rounds or (1 if args.quick else 3)
     args.fillsync_writes = args.fillsync_writes or (200 if args.quick else 10000)
@@ -516,8 +532,9 @@ def main():
         open(os.path.join(args.out, "lsm-rocksdb-OPTIONS.ini"), "w").write(options_text)
     doc_path = args.doc if args.doc and not args.quick else None
     print(write_reports(doc, args.out, doc_path))
-    plot(doc, os.path.join(args.out, "lsm.png"))
-    print(f"wrote {args.out}/lsm.json, lsm.md, lsm.rst, lsm.png", file=sys.stderr)
+    png = plot(doc, os.path.join(args.out, "lsm.png"))
+    print(f"wrote {args.out}/lsm.json, lsm.md, lsm.rst{', lsm.png' if png else ''}",
+          file=sys.stderr)
 
 
 if __name__ == "__main__":
