@@ -99,6 +99,10 @@ def die(msg):
     sys.exit(f"run.py: {msg}")
 
 
+class CellFailed(Exception):
+    """A driver failed, or printed what no correct run prints."""
+
+
 def parse_report(text, benchmark):
     """The figures db_bench (or lsm_bench) printed for one benchmark."""
     lines = text.splitlines()
@@ -177,7 +181,8 @@ class Runner:
             f.write("$ " + " ".join(cmd) + "\n" + res.stdout +
                     "\n--- stderr ---\n" + res.stderr[-4000:])
         if res.returncode:
-            die(f"{' '.join(cmd)} exited {res.returncode}:\n{res.stderr[-2000:]}")
+            raise CellFailed(f"{' '.join(cmd)} exited {res.returncode}: "
+                             f"{res.stderr.strip()[-500:]}")
         return res.stdout
 
     def cell(self, impl, wl, threads, rnd):
@@ -196,11 +201,12 @@ class Runner:
         out = self.run(impl, benchmarks, flags, f"r{rnd}-{name}-t{threads}")
         rec = parse_report(out, bench)
         if rec is None:
-            die(f"{impl}: no report line for {bench} (lsm-raw/r{rnd}-{name}-t{threads}--{impl}.txt)")
+            raise CellFailed(f"{impl}: no report line for {bench} "
+                             f"(lsm-raw/r{rnd}-{name}-t{threads}--{impl}.txt)")
         if prepared and rec.get("found") is not None and \
                 name == "readrandom" and rec["found"] != rec["reads"]:
-            die(f"{impl}: readrandom found {rec['found']} of {rec['reads']} keys "
-                "of a database filled with every key")
+            raise CellFailed(f"{impl}: readrandom found {rec['found']} of "
+                             f"{rec['reads']} keys of a database filled with every key")
         rec["stats"] = parse_stats(out)
         return rec
 
@@ -352,7 +358,7 @@ def md_table(head, rows):
 
 def describe(doc):
     m, c = doc["machine"], doc["config"]
-    alone = not any(r["impl"] == OURS for r in doc["results"])
+    alone = c.get("rocksdb_only", False)
     return (("RocksDB alone (``run.py --rocksdb-only``: the store's library "
              "was not built yet), measured" if alone else
              "Measured by ``make bench-lsm``") +
@@ -366,8 +372,12 @@ def describe(doc):
 
 def write_reports(doc, out, rst_doc):
     (h, rows), (gh, grows), (mh, mrows) = tables(doc)
+    failed = [f"- round {f['round']}, {f['cell']}: {f['error']}"
+              for f in doc.get("failures", [])]
     md = ["# lsm_bench against RocksDB's db_bench", "",
-          describe(doc).replace("``", "`"), ""] + md_table(h, rows) + \
+          describe(doc).replace("``", "`"), ""] + \
+        (["**Failed cells** (not in the figures):", ""] + failed + [""] if failed else []) + \
+        md_table(h, rows) + \
         ["", "## Goals (issue 19)", ""] + md_table(gh, grows) + \
         ["", "## Memtable bytes per record (seed 001's workload)", ""] + \
         md_table(mh, mrows) + \
@@ -493,17 +503,28 @@ def main():
         die(f"{args.lsm_bench} is missing: build it with 'make -C tools/bench/lsm'")
     os.makedirs(args.out, exist_ok=True)
     runner = Runner(args)
-    samples = {}
+    samples, failures = {}, []
+
+    def attempt(what, fn, *a):
+        try:
+            return fn(*a)
+        except CellFailed as e:
+            failures.append({"round": rnd, "cell": what, "error": str(e)})
+            print(f"round {rnd}: {what}: FAILED: {e}", file=sys.stderr)
+            return None
+
     for rnd in range(1, args.rounds + 1):
         order = impls if rnd % 2 else impls[::-1]
         for wl in WORKLOADS:
             if wl[3]:
                 if not any(w[3] for w in WORKLOADS[:WORKLOADS.index(wl)]):
                     for impl in order:
-                        runner.prepare(impl, rnd)
+                        attempt(f"prepare {impl}", runner.prepare, impl, rnd)
             for t in threads:
                 for impl in order:
-                    rec = runner.cell(impl, wl, t, rnd)
+                    rec = attempt(f"{wl[0]} {t}t {impl}", runner.cell, impl, wl, t, rnd)
+                    if rec is None:
+                        continue
                     samples.setdefault((wl[0], impl, t), []).append(rec)
                     print(f"round {rnd}: {wl[0]:20} {t}t {impl:8} "
                           f"{rec['ops_per_sec']:12,.0f} ops/s", file=sys.stderr)
@@ -529,7 +550,9 @@ def main():
                       "lsm_command": runner.command(OURS, "fillrandom", sample_flags),
                       "rocksdb_options_file": options_text},
            "results": results, "ratios": ratios, "goals": goals,
+           "failures": failures,
            "memtable": memtable_rows(results, args.num)}
+    doc["config"]["rocksdb_only"] = args.rocksdb_only
     if args.rocksdb_only:
         doc["config"]["lsm_command"] = ["(not run: --rocksdb-only)"]
     with open(os.path.join(args.out, "lsm.json"), "w") as f:
@@ -541,6 +564,8 @@ def main():
     png = plot(doc, os.path.join(args.out, "lsm.png"))
     print(f"wrote {args.out}/lsm.json, lsm.md, lsm.rst{', lsm.png' if png else ''}",
           file=sys.stderr)
+    if failures:
+        die(f"{len(failures)} cells failed (lsm.json's \"failures\"; lsm-raw/)")
 
 
 if __name__ == "__main__":
