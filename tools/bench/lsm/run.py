@@ -168,7 +168,10 @@ class Runner:
             exe = [self.args.db_bench]
         else:
             flags = dict(flags)
-            flags["db"] = os.path.join(self.dbdir, "lsm.img")
+            flags["db"] = self.args.lsm_db or os.path.join(self.dbdir, "lsm.img")
+            flags["backend"] = self.args.lsm_backend
+            if self.args.lsm_backend == "dev":
+                flags["device"] = self.args.device
             exe = [self.args.lsm_bench]
         flags["benchmarks"] = benchmarks
         return exe + [f"--{k}={v}" for k, v in flags.items()]
@@ -233,6 +236,8 @@ def machine(args):
     return {"cpu": cpu, "nproc": os.cpu_count(), "kernel": platform.release(),
             "filesystem": fs, "db_dir": os.path.abspath(args.db_dir),
             "rocksdb_tools": ver or "unknown",
+            "lsm_backend": args.lsm_backend,
+            "lsm_db": args.lsm_db or os.path.join(os.path.abspath(args.db_dir), "lsm.img"),
             "date": datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"),
             "rounds": args.rounds, "num": args.num,
             "fillsync_writes": args.fillsync_writes}
@@ -476,6 +481,12 @@ def main():
     ap.add_argument("--lsm-bench", default=os.path.join(
         TOP, "build", "bench-obj", "lsm", "lsm_bench"))
     ap.add_argument("--db-bench", default=shutil.which("db_bench") or "/usr/bin/db_bench")
+    ap.add_argument("--lsm-backend", choices=["lib", "dev"], default="lib",
+                    help="lib: the store's library on a file (default); dev: "
+                    "sl_lsm.ko through --device, on the block device --lsm-db")
+    ap.add_argument("--lsm-db", help="the store's file or block device "
+                    "(default DB_DIR/lsm.img; a block device for dev)")
+    ap.add_argument("--device", default="/dev/sl_lsm")
     ap.add_argument("--rocksdb-only", action="store_true",
                     help="measure RocksDB alone (while the store is not built)")
     ap.add_argument("--doc", help="rewrite the BENCH-LSM section of this page "
@@ -495,6 +506,8 @@ def main():
     args.fillsync_writes = args.fillsync_writes or (200 if args.quick else 10000)
     args.db_dir = args.db_dir or os.path.join(args.out, "lsm-db")
     threads = [int(t) for t in args.threads.split(",")]
+    if args.lsm_backend == "dev" and not args.lsm_db:
+        die("--lsm-backend dev needs --lsm-db, the block device to attach")
     if not os.access(args.db_bench, os.X_OK):
         die(f"{args.db_bench}: RocksDB's db_bench is missing; install Debian's "
             "rocksdb-tools ('make setup' does)")
