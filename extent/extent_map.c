@@ -705,8 +705,6 @@ static int sl_em_check_step(struct sl_extent_map *em,
 	unsigned int n;
 	int ret = 0;
 
-	/* It sleeps: outside the lock, which the caller's exclusion covers. */
-	ret = sl_check(&em->list);
 	rcu_read_lock();
 	sl_iter_start(&iter, &em->list, w->pos);
 	for (n = 0; n < SL_EM_BATCH && !ret; n++) {
@@ -758,6 +756,7 @@ int sl_em_check(struct sl_extent_map *em)
 	int ret;
 
 	might_sleep();
+	/* Once, before the walk: it sleeps, and walks the whole index. */
 	ret = sl_check(&em->list);
 	while (!ret && !w.done) {
 		ret = sl_em_check_step(em, &w);
