@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A block device in memory for the store's tests (lsm/bdev.h).  It keeps
+ * what a reader sees now and, while recording, a trace of every write
+ * and flush, from which a power cut at any point of the trace gives the
+ * device as it would come back: everything flushed, or written with FUA,
+ * stays; of the writes since the last flush it drops all, or keeps a
+ * random subset, or also tears one at a 512-byte boundary (the write in
+ * flight at the cut, or else one of those not yet flushed).
+ *
+ * Blocks are shared between the trace and the devices made from it and
+ * never changed once written, so a cut costs a pointer per block.
+ */
+#ifndef _LSM_TEST_MEMDEV_H
+#define _LSM_TEST_MEMDEV_H
+
+#include <linux/types.h>
+#include "bdev.h"
+
+struct memdev;
+struct memdev_replay;
+
+enum memdev_cut {
+	MEMDEV_DROP_ALL,	/* every write since the last flush is lost */
+	MEMDEV_SUBSET,		/* each of them survives or not, at random */
+	MEMDEV_TEAR,		/* a random subset, and one write torn */
+	MEMDEV_NR_CUTS,
+};
+
+/* What a trace event is, for choosing cut points. */
+#define MEMDEV_EV_WRITE		0x1
+#define MEMDEV_EV_FLUSH		0x2	/* a flush, or a PREFLUSH write */
+#define MEMDEV_EV_FUA		0x4
+
+struct memdev *memdev_create(u64 nr_blocks, bool record);
+void memdev_destroy(struct memdev *md);
+struct lsm_bdev *memdev_bdev(struct memdev *md);
+struct memdev *memdev_of(struct lsm_bdev *bdev);
+
+/* Start (again) recording, from what the device holds now. */
+void memdev_record(struct memdev *md);
+/* Events recorded so far, and what event @i is (MEMDEV_EV_*). */
+u64 memdev_events(struct memdev *md);
+unsigned int memdev_event_kind(struct memdev *md, u64 i);
+
+/* After @n more writes and flushes, every write and flush fails with -EIO. */
+void memdev_fail_after(struct memdev *md, u64 n);
+
+/* Every flush takes this long (a disk's cache flush), 0 by default. */
+void memdev_flush_delay(struct memdev *md, unsigned int us);
+
+/* Counters. */
+u64 memdev_writes(struct memdev *md);
+u64 memdev_flushes(struct memdev *md);
+
+/*
+ * Cut power in the recorded trace: memdev_replay_advance() moves to event
+ * @to (events before it completed), memdev_replay_cut() returns a new
+ * device as the power cut leaves it there, event @to in flight.  Cut
+ * points must not go backwards.
+ */
+struct memdev_replay *memdev_replay_start(struct memdev *md);
+void memdev_replay_advance(struct memdev_replay *r, u64 to);
+struct memdev *memdev_replay_cut(struct memdev_replay *r, enum memdev_cut how,
+				 u64 seed);
+void memdev_replay_end(struct memdev_replay *r);
+
+/* Power lost now: the device as the cut leaves it (record must be on). */
+struct memdev *memdev_power_cut(struct memdev *md, enum memdev_cut how,
+				u64 seed);
+
+#endif /* _LSM_TEST_MEMDEV_H */

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The manifest (lsm/manifest.c): edits come back on load in order; the
+ * manifest rolls over to a new extent when full, so that what a load
+ * reads stays bounded however many edits were made; a torn last edit is
+ * simply not there; an edit naming a run that is not there is refused;
+ * the invariant check catches overlapping extents and space that the
+ * manifest does not account for.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/rcupdate.h>
+#include "manifest.h"
+#include "memdev.h"
+
+static unsigned long long seed;
+
+#define EXPECT(cond) do { if (!(cond)) {				\
+	fprintf(stderr, "test_manifest: %s:%d: %s (seed %llu)\n",	\
+		__FILE__, __LINE__, #cond, seed);			\
+	exit(1); } } while (0)
+
+#define NR_BLOCKS	(4 * LSM_MIN_BLOCKS)
+
+struct fixture {
+	struct lsm_super_info sb;
+	struct lsm_space space;
+	struct lsm_manifest m;
+};
+
+static void load(struct lsm_bdev *b, struct fixture *f)
+{
+	EXPECT(!lsm_super_read(b, &f->sb));
+	EXPECT(!lsm_space_init(&f->space, f->sb.nr_blocks));
+	EXPECT(!lsm_manifest_load(&f->m, b, &f->space, &f->sb));
+	EXPECT(!lsm_manifest_check(&f->m, 0));
+}
+
+static void unload(struct fixture *f)
+{
+	lsm_manifest_destroy(&f->m);
+	lsm_space_destroy(&f->space);
+}
+
+static void same_state(struct lsm_manifest *a, struct lsm_manifest *b)
+{
+	EXPECT(a->next_id == b->next_id);
+	EXPECT(a->persisted_seq == b->persisted_seq);
+	EXPECT(a->nr_runs == b->nr_runs && a->nr_segs == b->nr_segs);
+	EXPECT(!memcmp(a->runs, b->runs, a->nr_runs * sizeof(*a->runs)));
+	EXPECT(!memcmp(a->segs, b->segs, a->nr_segs * sizeof(*a->segs)));
+}
+
+int main(int argc, char **argv)
+{
+	struct memdev *md = memdev_create(NR_BLOCKS, false);
+	struct lsm_bdev *b = memdev_bdev(md);
+	struct fixture f, g;
+	unsigned int rolls = 0, edits = 0;
+	u64 gen;
+
+	if (argc > 2 && !strcmp(argv[1], "--seed"))
+		seed = strtoull(argv[2], NULL, 0);
+	srand(seed);
+	shim_rcu_register();
+	EXPECT(!shim_modules_load());
+	f.sb = (struct lsm_super_info){ .store_id = 42,
+		.nr_blocks = NR_BLOCKS, .segment_blocks = 8 };
+	EXPECT(!lsm_space_init(&f.space, NR_BLOCKS));
+	EXPECT(!lsm_manifest_format(&f.m, b, &f.space, &f.sb));
+	EXPECT(f.sb.generation == 2);
+	gen = f.sb.generation;
+	/* Runs come and go, segments come and go: 500 edits. */
+	for (int i = 0; i < 500; i++) {
+		struct lsm_edit e = { .n = 0 };
+		struct lsm_run_info run = { .nr_blocks = 1 + rand() % 4 };
+		struct lsm_wal_seg seg = { .nr = 8 };
+		u64 free_start = 0, free_nr = 0;
+
+		if (rand() % 2 || !f.m.nr_runs) {
+			EXPECT(!lsm_space_alloc(&f.space, run.nr_blocks,
+						&run.first_block));
+			run.id = lsm_manifest_new_id(&f.m);
+			run.max_seq = i;
+			lsm_edit_run_add(&e, &run);
+		} else {
+			struct lsm_run_info *r = &f.m.runs[rand() %
+							   f.m.nr_runs];
+
+			free_start = r->first_block;
+			free_nr = r->nr_blocks;
+			lsm_edit_run_del(&e, r->id);
+		}
+		if (f.m.nr_segs > 3) {
+			lsm_edit_seg_del(&e, f.m.segs[0].id);
+		} else {
+			EXPECT(!lsm_space_alloc(&f.space, seg.nr, &seg.start));
+			seg.id = lsm_manifest_new_id(&f.m);
+			seg.first_seq = i;
+			lsm_edit_seg_add(&e, &seg);
+		}
+		if (f.m.nr_segs > 3) {
+			struct lsm_wal_seg old = f.m.segs[0];
+
+			EXPECT(!lsm_manifest_commit(&f.m, &e, i));
+			lsm_space_free(&f.space, old.start, old.nr);
+		} else {
+			EXPECT(!lsm_manifest_commit(&f.m, &e, i));
+		}
+		if (free_nr)
+			lsm_space_free(&f.space, free_start, free_nr);
+		edits++;
+		if (f.sb.generation != gen) {
+			rolls++;
+			gen = f.sb.generation;
+		}
+		EXPECT(!lsm_manifest_check(&f.m, 0));
+		/* What a load reads stays bounded by the state, not age. */
+		EXPECT(f.sb.manifest_blocks <= 2 * DIV_ROUND_UP(
+			1 + f.m.nr_runs + f.m.nr_segs + 64,
+			LSM_MREC_PER_BLOCK) + LSM_MANIFEST_EDIT_BLOCKS);
+		if (i % 50 == 0) {
+			load(b, &g);
+			same_state(&f.m, &g.m);
+			unload(&g);
+		}
+	}
+	EXPECT(rolls >= 5);
+	load(b, &g);
+	same_state(&f.m, &g.m);
+	unload(&g);
+
+	/* A torn last edit: the state before it. */
+	{
+		struct lsm_edit e = { .n = 0 };
+		struct lsm_run_info run = { .nr_blocks = 1 };
+		u8 buf[LSM_BLOCK_SIZE];
+		u64 at;
+
+		if (f.m.next_block >= f.sb.manifest_blocks) {
+			/* Make room first: this edit rolls over. */
+			lsm_edit_run_del(&e, f.m.runs[0].id);
+			lsm_space_free(&f.space, f.m.runs[0].first_block,
+				       f.m.runs[0].nr_blocks);
+			EXPECT(!lsm_manifest_commit(&f.m, &e, 999));
+			e.n = 0;
+		}
+		load(b, &g);
+		at = f.sb.manifest_start + f.m.next_block;
+		EXPECT(!lsm_space_alloc(&f.space, 1, &run.first_block));
+		run.id = lsm_manifest_new_id(&f.m);
+		lsm_edit_run_add(&e, &run);
+		EXPECT(!lsm_manifest_commit(&f.m, &e, 1000));
+		EXPECT(!b->ops->read(b, at, buf, 1));
+		/* Its first sector never landed (the rest is padding). */
+		memset(buf, 0, 512);
+		EXPECT(!lsm_bdev_write_sync(b, at, buf, 1, 0));
+		{
+			struct fixture h;
+
+			load(b, &h);
+			same_state(&g.m, &h.m);
+			unload(&h);
+		}
+		unload(&g);
+	}
+
+	/* An edit naming a run that is not there. */
+	{
+		struct lsm_edit e = { .n = 0 };
+
+		lsm_edit_run_del(&e, 123456789);
+		EXPECT(lsm_manifest_commit(&f.m, &e, 1) == -EUCLEAN);
+	}
+
+	/* The check: overlapping extents, space not accounted for. */
+	{
+		u64 start;
+
+		EXPECT(f.m.nr_runs + f.m.nr_segs >= 2);
+		if (f.m.nr_runs >= 2)
+			f.m.runs[1].first_block = f.m.runs[0].first_block;
+		else
+			f.m.segs[1].start = f.m.segs[0].start;
+		EXPECT(lsm_manifest_check(&f.m, 0) == -EUCLEAN);
+		load(b, &g);
+		EXPECT(!lsm_space_alloc(&g.space, 3, &start));
+		EXPECT(lsm_manifest_check(&g.m, 0) == -EUCLEAN);
+		EXPECT(!lsm_manifest_check(&g.m, 3));
+		unload(&g);
+	}
+	unload(&f);
+	memdev_destroy(md);
+	rcu_barrier();
+	shim_modules_unload();
+	shim_rcu_unregister();
+	printf("test_manifest: ok (%u edits, %u roll-overs)\n", edits, rolls);
+	return 0;
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Monotonic time in nanoseconds, as the kernel's ktime_get_ns(). */
+#ifndef _SHIM_KTIME_H
+#define _SHIM_KTIME_H
+
+#include <time.h>
+#include "base.h"
+
+static inline u64 ktime_get_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+#endif /* _SHIM_KTIME_H */
