@@ -42,6 +42,10 @@
 #   make bench-iommu the IOMMU demo (sl_iommu.ko) in a 6.1 VM: every fio
 #                    workload of tools/fio/ on every IOVA allocator; results
 #                    in build/bench/iommu.{md,json,png,rst}
+#   make bench-lsm-pool
+#                    the memtable's allocators (pool, malloc, arena) on
+#                    its insert path, ns per operation; results in
+#                    build/bench/lsm-pool.{txt,json,rst}
 #   make bench-lsm   the store (lsm_bench on the userspace library, on a
 #                    file) against RocksDB's db_bench on the same file
 #                    system, rounds interleaved; build/bench/lsm.{md,json,
@@ -68,7 +72,7 @@ KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h extent/*.[ch] \
 	demo bench-build bench-smoke bench-user bench-user-quick bench-leaf-sweep \
 	bench-lookup-cachesim \
 	bench-kernel bench-tcg-profile bench-native-build bench-alloc-native bench-iommu \
-	bench-lsm clean help
+	bench-lsm bench-lsm-pool clean help
 
 all: modules
 
@@ -295,6 +299,27 @@ bench-user: setup bench-build
 	$(PY) tools/bench/user/report.py $(BENCH_DIR) $(REPORT_ARGS)
 	$(PY) tools/bench/user/plot_user.py $(BENCH_DIR)/user.json -o $(BENCH_DIR)/user.png
 	@cat $(BENCH_DIR)/user.md
+
+# The memtable's allocators side by side (Documentation/lsm-memory.rst):
+# lsm/'s pool, arena and memtable built with the fast shims, no sanitizers.
+# LSM_POOL_ARGS go to the program (e.g. --quick, --records 200000).
+LSM_POOL_ARGS ?=
+LSM_BENCH_OBJ := $(BUILD)/bench-obj/lsm
+$(LSM_BENCH_OBJ)/%.o: lsm/%.c $(wildcard lsm/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(FAST_CFLAGS) -Ilsm -c -o $@ $<
+
+$(LSM_BENCH_OBJ)/lsm_pool_bench: tools/bench/lsm-pool/lsm_pool_bench.c \
+		$(LSM_BENCH_OBJ)/pool.o $(LSM_BENCH_OBJ)/arena.o \
+		$(LSM_BENCH_OBJ)/memtable.o $(FAST_OBJS)
+	$(CC) $(FAST_CFLAGS) -Ilsm -o $@ $^ -lurcu-qsbr -lpthread
+
+bench-lsm-pool: setup $(LSM_BENCH_OBJ)/lsm_pool_bench
+	mkdir -p $(BENCH_DIR)
+	$(LSM_BENCH_OBJ)/lsm_pool_bench --json $(BENCH_DIR)/lsm-pool.json \
+		$(LSM_POOL_ARGS) > $(BENCH_DIR)/lsm-pool.txt
+	$(PY) tools/bench/lsm-pool/report.py $(BENCH_DIR)/lsm-pool.json \
+		-o $(BENCH_DIR)/lsm-pool.rst
 
 # In-kernel benchmark: sl_bench.ko runs every index and allocator workload
 # in Debian's 6.1 kernel in a VM (tools/bench/kernel/README), with slab

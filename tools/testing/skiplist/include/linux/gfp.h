@@ -1,3 +1,4 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Userspace shim: see tools/testing/skiplist/shim/. */
 #include "../../shim/slab.h"
+#include "../../shim/pages.h"

@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* STAND-IN copy of lsm-mem's lsm/pool.h, used only until lsm/pool.h lands on main. */
 /*
  * The store's memory pool for memtable records: size classes from 64 B to
  * 64 KiB, doubling, carved from 1 MiB slabs, with a per-CPU cache of free
@@ -22,17 +21,18 @@
 
 #include <linux/types.h>
 #include <linux/gfp.h>
+#include <linux/bitops.h>
 
 /* The smallest and the largest object of the size classes. */
 #define LSM_POOL_MIN_SHIFT	6
 #define LSM_POOL_MAX_SHIFT	16
-#define LSM_POOL_MIN_SIZE	(1U << LSM_POOL_MIN_SHIFT)
-#define LSM_POOL_MAX_SIZE	(1U << LSM_POOL_MAX_SHIFT)
+#define LSM_POOL_MIN_SIZE	BIT(LSM_POOL_MIN_SHIFT)
+#define LSM_POOL_MAX_SIZE	BIT(LSM_POOL_MAX_SHIFT)
 #define LSM_POOL_NR_CLASSES	(LSM_POOL_MAX_SHIFT - LSM_POOL_MIN_SHIFT + 1)
 
 /* Slabs: 1 MiB, aligned to their size. */
 #define LSM_POOL_SLAB_SHIFT	20
-#define LSM_POOL_SLAB_SIZE	(1UL << LSM_POOL_SLAB_SHIFT)
+#define LSM_POOL_SLAB_SIZE	BIT(LSM_POOL_SLAB_SHIFT)
 
 /**
  * enum lsm_pool_kind - how the memtables of a pool allocate their records
@@ -47,6 +47,14 @@ enum lsm_pool_kind {
 	LSM_POOL_KMALLOC,
 	LSM_POOL_ARENA,
 };
+
+/*
+ * The kind the store uses: the arena was the fastest on the memtable's
+ * insert path and the tightest after a fill, and its memory is bounded by
+ * the memtable's size, on which the store switches memtables
+ * (Documentation/lsm-memory.rst, "Measurements").
+ */
+#define LSM_POOL_DEFAULT	LSM_POOL_ARENA
 
 struct lsm_pool;
 

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Whole pages from the buddy allocator: __get_free_pages() returns
+ * PAGE_SIZE << order bytes aligned to their own size, as the kernel's
+ * buddy allocator does, so that code relying on that alignment (the lsm
+ * pool finds a slab's header by masking an object's address) is tested
+ * as it runs.  Each call first makes a one-byte kmalloc() with the same
+ * flags, so that the shim's checks (a blocking allocation in an atomic
+ * section) and its failure injection apply to pages too.
+ */
+#ifndef _SHIM_PAGES_H
+#define _SHIM_PAGES_H
+
+#include "base.h"
+#include "slab.h"
+
+#ifndef PAGE_SHIFT
+#define PAGE_SHIFT	12
+#define PAGE_SIZE	(1UL << PAGE_SHIFT)
+#endif
+
+static inline unsigned long __get_free_pages(gfp_t gfp, unsigned int order)
+{
+	size_t bytes = PAGE_SIZE << order;
+	void *probe = kmalloc(1, gfp & ~__GFP_ZERO);
+	void *mem;
+
+	if (!probe)
+		return 0;
+	kfree(probe);
+	mem = aligned_alloc(bytes, bytes);
+	if (mem && (gfp & __GFP_ZERO))
+		memset(mem, 0, bytes);
+	return (unsigned long)mem;
+}
+
+static inline void free_pages(unsigned long addr, unsigned int order)
+{
+	SHIM_ASSERT(!(addr & ((PAGE_SIZE << order) - 1)),
+		    "free_pages() of an address not from __get_free_pages()");
+	free((void *)addr);
+}
+
+static inline unsigned int get_order(unsigned long size)
+{
+	return size <= PAGE_SIZE ? 0 : fls_long((size - 1) >> PAGE_SHIFT);
+}
+
+#endif /* _SHIM_PAGES_H */
