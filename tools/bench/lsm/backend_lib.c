@@ -140,6 +140,8 @@ static int lib_write(struct lsmb_db *db, const struct lsmb_put *puts,
 	unsigned int i;
 	int err;
 
+	if (!n)
+		return -EINVAL;	/* as the store says of an empty write */
 	if (n > ARRAY_SIZE(ops)) {
 		op = malloc(n * sizeof(*op));
 		if (!op)
