@@ -285,14 +285,31 @@ def find(results, wl, impl, threads):
     return None
 
 
+def per_round(a, b):
+    """a's throughput over b's in each round both completed."""
+    ra, rb = a.get("rounds"), b.get("rounds")
+    if ra is None or rb is None:  # lsm.json of an older run.py
+        ra, rb = a.get("samples", []), b.get("samples", [])
+        if len(ra) != len(rb):
+            return []
+    return [x / y for x, y in zip(ra, rb) if x is not None and y]
+
+
 def evaluate(results, threads):
     ratios, goals = [], []
     for name, *_ in WORKLOADS:
         for t in threads:
             ours, theirs = find(results, name, OURS, t), find(results, name, PEER, t)
-            if ours and theirs:
-                ratios.append({"workload": name, "threads": t,
-                               "ratio": ours["ops_per_sec"] / theirs["ops_per_sec"]})
+            if not (ours and theirs):
+                continue
+            # The ratio within each round (both ran back to back there),
+            # then the median of those: the load of the machine changes
+            # between rounds more than within one.
+            pairs = per_round(ours, theirs)
+            ratios.append({"workload": name, "threads": t,
+                           "ratio": statistics.median(pairs) if pairs else
+                           ours["ops_per_sec"] / theirs["ops_per_sec"],
+                           "per_round": pairs})
     for name, target in GOALS:
         for t in threads:
             r = next((x["ratio"] for x in ratios
@@ -301,7 +318,8 @@ def evaluate(results, threads):
                           "vs RocksDB", "target": target, "measured": r,
                           "met": None if r is None else r >= target})
     one, two = find(results, "fillsync", OURS, 1), find(results, "fillsync", OURS, 2)
-    r = two["ops_per_sec"] / one["ops_per_sec"] if one and two else None
+    pairs = per_round(two, one) if one and two else []
+    r = statistics.median(pairs) if pairs else None
     goals.append({"goal": "fillsync, 2 threads against 1 (group commit)",
                   "target": GROUP_COMMIT_GOAL, "measured": r,
                   "met": None if r is None else r >= GROUP_COMMIT_GOAL})
@@ -371,8 +389,9 @@ def describe(doc):
             f"kernel {m['kernel']}, on {m['filesystem'].split()[1] if m['filesystem'] else '?'} "
             f"({m['date']}); RocksDB {m['rocksdb_tools']} (Debian's db_bench); "
             f"{c['num']} keys of 8 bytes, 100-byte values, "
-            f"fillsync {c['fillsync_writes']} writes per thread; median of "
-            f"{m['rounds']} interleaved rounds.")
+            f"fillsync {c['fillsync_writes']} writes per thread; ops/s are the "
+            f"median of {m['rounds']} interleaved rounds, a ratio the median of "
+            "its rounds' ratios.")
 
 
 def write_reports(doc, out, rst_doc):
@@ -497,6 +516,8 @@ def main():
     args = ap.parse_args()
     if args.from_json:
         doc = json.load(open(args.from_json))
+        doc["ratios"], doc["goals"] = evaluate(doc["results"],
+                                               doc["config"]["threads"])
         os.makedirs(args.out, exist_ok=True)
         print(write_reports(doc, args.out, args.doc))
         plot(doc, os.path.join(args.out, "lsm.png"))
@@ -538,12 +559,15 @@ def main():
                     rec = attempt(f"{wl[0]} {t}t {impl}", runner.cell, impl, wl, t, rnd)
                     if rec is None:
                         continue
+                    rec["round"] = rnd
                     samples.setdefault((wl[0], impl, t), []).append(rec)
                     print(f"round {rnd}: {wl[0]:20} {t}t {impl:8} "
                           f"{rec['ops_per_sec']:12,.0f} ops/s", file=sys.stderr)
     results = []
     for (name, impl, t), recs in samples.items():
+        by_round = {x["round"]: x["ops_per_sec"] for x in recs}
         r = median_record(recs)
+        r["rounds"] = [by_round.get(n) for n in range(1, args.rounds + 1)]
         r.update(workload=name, impl=impl, threads=t,
                  num=args.num // t if name == "fillrandom-nowal-v0" else args.num)
         results.append(r)
