@@ -519,6 +519,8 @@ def main():
         doc["ratios"], doc["goals"] = evaluate(doc["results"],
                                                doc["config"]["threads"])
         os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, "lsm.json"), "w") as f:
+            json.dump(doc, f, indent=1)
         print(write_reports(doc, args.out, args.doc))
         plot(doc, os.path.join(args.out, "lsm.png"))
         return
