@@ -49,6 +49,10 @@
 #                    the memtable's allocators (pool, malloc, arena) on
 #                    its insert path, ns per operation; results in
 #                    build/bench/lsm-pool.{txt,json,rst}
+#   make bench-lsm   the store (lsm_bench on the userspace library, on a
+#                    file) against RocksDB's db_bench on the same file
+#                    system, rounds interleaved; build/bench/lsm.{md,json,
+#                    png,rst} (BENCH_LSM_ARGS=--quick: 100K keys, one round)
 #   make help        this text
 
 TOP := $(CURDIR)
@@ -70,8 +74,8 @@ KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h extent/*.[ch] \
 	debug-run check-debug-checkers debug-modules lint mutants \
 	demo bench-build bench-smoke bench-user bench-user-quick bench-leaf-sweep \
 	bench-lookup-cachesim \
-	bench-kernel bench-tcg-profile bench-native-build bench-alloc-native bench-iommu clean help \
-	bench-lsm-pool
+	bench-kernel bench-tcg-profile bench-native-build bench-alloc-native bench-iommu \
+	bench-lsm bench-lsm-pool clean help
 
 all: modules
 
@@ -140,9 +144,11 @@ mutants:
 	$(PY) $(TOP)/tools/testing/skiplist/mutants.py
 
 # The benchmark must keep building and running: a tiny run of every index,
-# workload and key set, and the rbtree peer's own test against a model.
+# workload and key set, the rbtree peer's own test against a model, and
+# lsm_bench's driver on its test double (tools/bench/lsm/selftest.py).
 bench-smoke: bench-build bench-native-build
 	$(MAKE) -C tools/bench/user BUILD=$(BUILD)/bench-obj/driver rbtree_selftest
+	$(MAKE) -C tools/bench/lsm BUILD=$(BUILD)/bench-obj/lsm selftest
 	$(BUILD)/bench-obj/driver/bench_user --items 1000 --threads 1,2 \
 		--seconds 0.01 --rounds 1 --out $(BUILD)/bench/smoke > /dev/null
 	mkdir -p $(BUILD)/bench/smoke
@@ -396,6 +402,22 @@ bench-iommu: setup
 	$(PY) tools/bench/iommu/report.py $(BENCH_DIR)/iommu-vm \
 		--out $(BENCH_DIR) --wall-seconds $$(($$(date +%s) - start)) > /dev/null
 	@cat $(BENCH_DIR)/iommu.md
+
+# The store against RocksDB (tools/bench/lsm/run.py): lsm_bench, the
+# store's sources at -O2 on the fast shims, on a file, and Debian's
+# db_bench, with the same db_bench flags, in one run with rounds
+# interleaved.  1M keys and 3 rounds by default (BENCH_LSM_ARGS: --quick
+# for 100K keys and one round, --big for 10M, --rounds N).  A full run
+# rewrites the generated part of Documentation/lsm-bench.rst; a quick one
+# does not.
+BENCH_LSM_ARGS ?=
+bench-lsm: setup
+	$(MAKE) -C tools/bench/lsm BUILD=$(BUILD)/bench-obj/lsm
+	mkdir -p $(BENCH_DIR)
+	$(PY) tools/bench/lsm/run.py --out $(BENCH_DIR) \
+		--lsm-bench $(BUILD)/bench-obj/lsm/lsm_bench \
+		--doc $(TOP)/Documentation/lsm-bench.rst $(BENCH_LSM_ARGS)
+	@cat $(BENCH_DIR)/lsm.md
 
 # The allocator workloads of sl_bench.ko built as a native program
 # (tools/bench/kernel/native/): the module's own workload and allocator
