@@ -586,9 +586,9 @@ int lsm_store_scan(struct lsm_store *st, struct lsm_scan_cursor *cur,
 			}
 			if (!valid[i])
 				continue;
-			if (head[i].start <= pos && best < 0)
+			if (head[i].start <= pos && best < 0) {
 				best = i;
-			else if (head[i].start > pos && best < 0) {
+			} else if (head[i].start > pos && best < 0) {
 				next_start = min(next_start, head[i].start);
 				have_next = true;
 			}
