@@ -929,6 +929,15 @@ static int lsm_store_replay(struct lsm_store *st)
 	int err;
 
 	for (unsigned int i = 0; i < st->m.nr_segs; i++) {
+		/*
+		 * A run may hold records the log never got to write (its
+		 * tail was in memory when the manifest recorded the run):
+		 * after such a crash the next segment starts past the gap,
+		 * at persisted_seq + 1, and must still be replayed.
+		 */
+		if (st->m.segs[i].first_seq > expect &&
+		    st->m.segs[i].first_seq <= st->m.persisted_seq + 1)
+			expect = st->m.segs[i].first_seq;
 		if (st->m.segs[i].first_seq != expect)
 			break;		/* an earlier segment ended early */
 		err = lsm_wal_replay(st->bdev, st->sb.store_id, &st->m.segs[i],
