@@ -10,7 +10,15 @@
  * new log segment; a later open must replay that segment although the
  * older one ends before the new one's first sequence number.
  *
- *   test_ordering --seed N [-v]
+ * chained cuts: many sessions in a row on one device, each a random
+ * mix of writes (a fresh key each, some SYNC), flushes and syncs, ended
+ * by a power cut taken while the flush work may be running; after each
+ * the keys found must be a prefix of the writes in order, at least as
+ * long as what was acknowledged as durable, and the next session goes
+ * on from there.  A single cut (test_store) cannot see a fault that only
+ * the session after a recovery leaves behind.
+ *
+ *   test_ordering --seed N [--sessions S] [-v]
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -26,6 +34,18 @@
 
 static u64 seed;
 static int verbose;
+static u64 rng_state;
+
+static u64 rnd(void)
+{
+	u64 x = rng_state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	rng_state = x;
+	return x;
+}
 static const char *phase = "setup";
 
 #define FAIL(fmt, ...) do {						\
@@ -131,30 +151,148 @@ static void run_log_gap(void)
 		printf("test_ordering: log gap ok\n");
 }
 
+/* Small memtables and few log blocks: runs, segments and rolls come often. */
+static const struct lsm_options churn = {
+	.memtable_bytes = 4 * 1024,
+	.max_immutables = 2,
+	.commit_interval_ms = 600000,
+};
+
+static u8 key_byte(u64 key)
+{
+	return (u8)(key * 37 + 11);
+}
+
+static void run_chained_cuts(unsigned long sessions)
+{
+	struct memdev *md = memdev_create(NR_BLOCKS, true);
+	struct lsm_store *st;
+	u64 written = 0, durable = 0, found, from;
+	int err = lsm_store_open(memdev_bdev(md), &churn, LSM_OPEN_FORMAT,
+				 &st);
+
+	if (err)
+		FAIL("format: %d", err);
+	for (unsigned long s = 0; s < sessions; s++) {
+		unsigned int nops = 20 + rnd() % 120;
+
+		phase = "chained cuts: writing";
+		for (unsigned int i = 0; i < nops; i++) {
+			unsigned int r = rnd() % 100;
+
+			if (r < 3) {
+				EXPECT_OK(lsm_store_flush(st));
+				durable = written;
+			} else if (r < 6) {
+				EXPECT_OK(lsm_store_sync(st));
+				durable = written;
+			} else {
+				unsigned int flags = r < 15 ? LSM_WRITE_SYNC : 0;
+
+				put(st, written, key_byte(written), flags);
+				written++;
+				if (flags)
+					durable = written;
+			}
+		}
+		phase = "chained cuts: recovery";
+		{
+			struct memdev *cut = memdev_power_cut(md,
+					MEMDEV_DROP_ALL + rnd() % MEMDEV_NR_CUTS,
+					rnd());
+
+			memdev_fail_after(md, 0);
+			lsm_store_close(st);
+			memdev_destroy(md);
+			md = cut;
+			memdev_record(md);
+		}
+		err = lsm_store_open(memdev_bdev(md), &churn, 0, &st);
+		if (err)
+			FAIL("session %lu: open after the cut: %d", s, err);
+		from = durable > 64 ? durable - 64 : 0;
+		EXPECT_OK(lsm_store_check(st));
+		/*
+		 * A prefix of the writes, in order, covering the durable:
+		 * the keys of earlier sessions sampled (every get reads
+		 * every run, and runs only grow), the recent ones all.
+		 */
+		for (unsigned int i = 0; i < 16 && from; i++) {
+			u64 k = rnd() % from;
+			struct lsm_piece p;
+			u8 value[64];
+
+			err = lsm_store_get(st, k, &p, value, sizeof(value));
+			if (err || value[0] != key_byte(k))
+				FAIL("session %lu: earlier key %llu: %d", s,
+				     (unsigned long long)k, err);
+		}
+		for (found = from; found < written; found++) {
+			struct lsm_piece p;
+			u8 value[64];
+
+			err = lsm_store_get(st, found, &p, value, sizeof(value));
+			if (err == -ENOENT)
+				break;
+			if (err)
+				FAIL("session %lu: get %llu: %d", s,
+				     (unsigned long long)found, err);
+			if (value[0] != key_byte(found))
+				FAIL("session %lu: key %llu has a wrong value",
+				     s, (unsigned long long)found);
+		}
+		if (found < durable)
+			FAIL("session %lu: writes 0..%llu acknowledged as durable, only 0..%llu found",
+			     s, (unsigned long long)durable - 1,
+			     (unsigned long long)found - 1);
+		for (u64 k = found + 1; k < written; k++) {
+			struct lsm_piece p;
+
+			if (lsm_store_get(st, k, &p, NULL, 0) != -ENOENT)
+				FAIL("session %lu: key %llu found after the missing %llu",
+				     s, (unsigned long long)k,
+				     (unsigned long long)found);
+		}
+		if (verbose)
+			printf("session %lu: %llu written, %llu durable, %llu found\n",
+			       s, (unsigned long long)written,
+			       (unsigned long long)durable,
+			       (unsigned long long)found);
+		written = durable = found;
+	}
+	EXPECT_OK(lsm_store_close(st));
+	memdev_destroy(md);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{ "seed", required_argument, NULL, 's' },
+		{ "sessions", required_argument, NULL, 'n' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
+	unsigned long sessions = 30;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "s:v", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:n:v", lopts, NULL)) != -1) {
 		switch (c) {
 		case 's': seed = strtoull(optarg, NULL, 0); break;
+		case 'n': sessions = strtoul(optarg, NULL, 0); break;
 		case 'v': verbose++; break;
 		default:
-			fprintf(stderr, "usage: test_ordering --seed N [-v]\n");
+			fprintf(stderr, "usage: test_ordering --seed N [--sessions S] [-v]\n");
 			return 2;
 		}
 	}
 	setvbuf(stdout, NULL, _IONBF, 0);
+	rng_state = seed * 0x9e3779b97f4a7c15ull | 1;
 	shim_random_seed(seed);
 	shim_rcu_register();
 	if (shim_modules_load())
 		FAIL("module init");
 	run_log_gap();
+	run_chained_cuts(sessions);
 	printf("test_ordering: ok (seed %llu)\n", (unsigned long long)seed);
 	rcu_barrier();
 	shim_modules_unload();
