@@ -18,9 +18,15 @@
  * on from there.  A single cut (test_store) cannot see a fault that only
  * the session after a recovery leaves behind.
  *
+ * readers during flushes: readers get and scan while a writer fills
+ * small memtables, so that memtables turn immutable, become runs and are
+ * freed under them (AddressSanitizer sees a layer used after its free);
+ * every value they see must be one written to that key.
+ *
  *   test_ordering --seed N [--sessions S] [-v]
  */
 #include <getopt.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,6 +270,88 @@ static void run_chained_cuts(unsigned long sessions)
 	memdev_destroy(md);
 }
 
+#define READ_KEYS	64
+
+struct reader_arg {
+	struct lsm_store *st;
+	volatile bool *stop;
+	u64 reads;
+};
+
+/* Key k holds round r's value: byte (k + r) for some round r. */
+static void *reader(void *p)
+{
+	struct reader_arg *a = p;
+	u8 value[64 * 8];
+	struct lsm_piece pieces[8];
+
+	shim_rcu_register();
+	while (!*a->stop) {
+		u64 k = a->reads % READ_KEYS;
+		struct lsm_scan_cursor cur = { .pos = k };
+		int err = lsm_store_get(a->st, k, &pieces[0], value, 64);
+
+		if (err && err != -ENOENT)
+			FAIL("reader: get %llu: %d", (unsigned long long)k, err);
+		if (!err && (u8)(value[0] - k) != (u8)(value[63] - k))
+			FAIL("reader: get %llu: torn value", (unsigned long long)k);
+		err = lsm_store_scan(a->st, &cur, pieces, 8, value,
+				     sizeof(value));
+		if (err < 0)
+			FAIL("reader: scan from %llu: %d", (unsigned long long)k,
+			     err);
+		for (int i = 0; i < err; i++) {
+			const u8 *v = pieces[i].ext.value;
+
+			if (pieces[i].ext.vlen != 64 || pieces[i].len != 1 ||
+			    (u8)(v[0] - pieces[i].start) !=
+			    (u8)(v[63] - pieces[i].start))
+				FAIL("reader: scan piece at %llu wrong",
+				     (unsigned long long)pieces[i].start);
+		}
+		a->reads++;
+	}
+	shim_rcu_unregister();
+	return NULL;
+}
+
+static void run_readers(void)
+{
+	struct memdev *md = memdev_create(NR_BLOCKS, false);
+	struct lsm_store *st;
+	struct reader_arg a[2];
+	pthread_t t[2];
+	volatile bool stop = false;
+	struct lsm_stats stats;
+	int err = lsm_store_open(memdev_bdev(md), &churn, LSM_OPEN_FORMAT,
+				 &st);
+
+	phase = "readers during flushes";
+	if (err)
+		FAIL("format: %d", err);
+	for (int i = 0; i < 2; i++) {
+		a[i] = (struct reader_arg){ .st = st, .stop = &stop };
+		pthread_create(&t[i], NULL, reader, &a[i]);
+	}
+	for (u64 r = 0; r < 40; r++)
+		for (u64 k = 0; k < READ_KEYS; k++)
+			put(st, k, (u8)(k + r), 0);
+	stop = true;
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	lsm_store_stats(st, &stats);
+	if (stats.flushes < 10)
+		FAIL("only %llu memtables written out under the readers",
+		     (unsigned long long)stats.flushes);
+	if (verbose)
+		printf("readers: %llu and %llu reads over %llu flushes\n",
+		       (unsigned long long)a[0].reads,
+		       (unsigned long long)a[1].reads,
+		       (unsigned long long)stats.flushes);
+	EXPECT_OK(lsm_store_close(st));
+	memdev_destroy(md);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -293,6 +381,7 @@ int main(int argc, char **argv)
 		FAIL("module init");
 	run_log_gap();
 	run_chained_cuts(sessions);
+	run_readers();
 	printf("test_ordering: ok (seed %llu)\n", (unsigned long long)seed);
 	rcu_barrier();
 	shim_modules_unload();
