@@ -1048,6 +1048,13 @@ int lsm_store_open(struct lsm_bdev *bdev, const struct lsm_options *opt,
 	if (!st->opt.no_wal)
 		err = lsm_store_new_segment(st);
 	mutex_unlock(&st->write_mutex);
+	/*
+	 * A full device must still open, so that what it holds can be
+	 * read: without a segment the first write tries again, and gets
+	 * -ENOSPC if there is still no room.
+	 */
+	if (err == -ENOSPC)
+		err = 0;
 	if (!err) {
 		mutex_lock(&st->manifest_mutex);
 		st->sb.flags &= ~LSM_SUPER_CLEAN;

@@ -18,6 +18,10 @@
  * on from there.  A single cut (test_store) cannot see a fault that only
  * the session after a recovery leaves behind.
  *
+ * full device: writes until the device is full, then close and open:
+ * what was acknowledged must still be readable, though no new log
+ * segment fits.
+ *
  * readers during flushes: readers get and scan while a writer fills
  * small memtables, so that memtables turn immutable, become runs and are
  * freed under them (AddressSanitizer sees a layer used after its free);
@@ -270,6 +274,56 @@ static void run_chained_cuts(unsigned long sessions)
 	memdev_destroy(md);
 }
 
+static void run_full_device(void)
+{
+	struct memdev *md = memdev_create(LSM_MIN_BLOCKS, false);
+	struct lsm_store *st;
+	u64 acked = 0;
+	int err = lsm_store_open(memdev_bdev(md), &churn, LSM_OPEN_FORMAT,
+				 &st);
+
+	phase = "full device";
+	if (err)
+		FAIL("format: %d", err);
+	for (;;) {
+		u8 value[64];
+		struct lsm_op op = {
+			.kind = LSM_OP_PUT, .key = acked, .len = 1,
+			.vlen = sizeof(value), .value = value,
+		};
+
+		memset(value, key_byte(acked), sizeof(value));
+		err = lsm_store_write(st, &op, 1, LSM_WRITE_SYNC);
+		if (err)
+			break;
+		acked++;
+	}
+	if (err != -ENOSPC && err != -EROFS && err != -EIO)
+		FAIL("write %llu on a full device: %d", (unsigned long long)acked,
+		     err);
+	if (verbose)
+		printf("full device: %llu writes, then %d\n",
+		       (unsigned long long)acked, err);
+	lsm_store_close(st);
+	err = lsm_store_open(memdev_bdev(md), &churn, 0, &st);
+	if (err)
+		FAIL("open after %llu writes filled the device: %d",
+		     (unsigned long long)acked, err);
+	/* Every get reads every run: a sample, and the last writes all. */
+	for (u64 k = 0; k < acked; k += k + 64 < acked ? 1 + rnd() % 32 : 1) {
+		struct lsm_piece p;
+		u8 value[64];
+
+		err = lsm_store_get(st, k, &p, value, sizeof(value));
+		if (err || value[0] != key_byte(k))
+			FAIL("key %llu of %llu acknowledged: %d",
+			     (unsigned long long)k, (unsigned long long)acked,
+			     err);
+	}
+	lsm_store_close(st);
+	memdev_destroy(md);
+}
+
 #define READ_KEYS	64
 
 struct reader_arg {
@@ -382,6 +436,7 @@ int main(int argc, char **argv)
 	run_log_gap();
 	run_chained_cuts(sessions);
 	run_readers();
+	run_full_device();
 	printf("test_ordering: ok (seed %llu)\n", (unsigned long long)seed);
 	rcu_barrier();
 	shim_modules_unload();
