@@ -56,6 +56,7 @@ static u64 rnd(void)
 	rng_state = x;
 	return x;
 }
+
 static const char *phase = "setup";
 
 #define FAIL(fmt, ...) do {						\
@@ -268,7 +269,8 @@ static void run_chained_cuts(unsigned long sessions)
 			       s, (unsigned long long)written,
 			       (unsigned long long)durable,
 			       (unsigned long long)found);
-		written = durable = found;
+		written = found;
+		durable = found;
 	}
 	EXPECT_OK(lsm_store_close(st));
 	memdev_destroy(md);
@@ -328,7 +330,7 @@ static void run_full_device(void)
 
 struct reader_arg {
 	struct lsm_store *st;
-	volatile bool *stop;
+	bool *stop;
 	u64 reads;
 };
 
@@ -340,7 +342,7 @@ static void *reader(void *p)
 	struct lsm_piece pieces[8];
 
 	shim_rcu_register();
-	while (!*a->stop) {
+	while (!READ_ONCE(*a->stop)) {
 		u64 k = a->reads % READ_KEYS;
 		struct lsm_scan_cursor cur = { .pos = k };
 		int err = lsm_store_get(a->st, k, &pieces[0], value, 64);
@@ -375,7 +377,7 @@ static void run_readers(void)
 	struct lsm_store *st;
 	struct reader_arg a[2];
 	pthread_t t[2];
-	volatile bool stop = false;
+	bool stop = false;
 	struct lsm_stats stats;
 	int err = lsm_store_open(memdev_bdev(md), &churn, LSM_OPEN_FORMAT,
 				 &st);
@@ -390,7 +392,7 @@ static void run_readers(void)
 	for (u64 r = 0; r < 40; r++)
 		for (u64 k = 0; k < READ_KEYS; k++)
 			put(st, k, (u8)(k + r), 0);
-	stop = true;
+	WRITE_ONCE(stop, true);
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
 	lsm_store_stats(st, &stats);
