@@ -933,6 +933,15 @@ static int lsm_store_replay(struct lsm_store *st)
 	int err;
 
 	for (unsigned int i = 0; i < st->m.nr_segs; i++) {
+		/*
+		 * A run may hold records the log never got to write (its
+		 * tail was in memory when the manifest recorded the run):
+		 * after such a crash the next segment starts past the gap,
+		 * at persisted_seq + 1, and must still be replayed.
+		 */
+		if (st->m.segs[i].first_seq > expect &&
+		    st->m.segs[i].first_seq <= st->m.persisted_seq + 1)
+			expect = st->m.segs[i].first_seq;
 		if (st->m.segs[i].first_seq != expect)
 			break;		/* an earlier segment ended early */
 		err = lsm_wal_replay(st->bdev, st->sb.store_id, &st->m.segs[i],
@@ -1043,6 +1052,13 @@ int lsm_store_open(struct lsm_bdev *bdev, const struct lsm_options *opt,
 	if (!st->opt.no_wal)
 		err = lsm_store_new_segment(st);
 	mutex_unlock(&st->write_mutex);
+	/*
+	 * A full device must still open, so that what it holds can be
+	 * read: without a segment the first write tries again, and gets
+	 * -ENOSPC if there is still no room.
+	 */
+	if (err == -ENOSPC)
+		err = 0;
 	if (!err) {
 		mutex_lock(&st->manifest_mutex);
 		st->sb.flags &= ~LSM_SUPER_CLEAN;
