@@ -267,6 +267,7 @@ debug-modules:
 check: setup
 	$(MAKE) check-user
 	$(MAKE) check-vm
+	$(MAKE) check-vm-lsm
 	$(MAKE) check-vm-stall STALL_N=$(STALL_CHECK_N) STALL_MODES=none
 	$(MAKE) check-debug
 	$(MAKE) lint
