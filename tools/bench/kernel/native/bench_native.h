@@ -26,7 +26,14 @@
 
 #define KBUILD_MODNAME		"sl_bench_native"
 #define NSEC_PER_SEC		1000000000ULL
+#define PAGE_SHIFT		12
 #define PAGE_SIZE		4096UL
+/*
+ * This file stands in for ktime.h and completion.h itself: the test
+ * shim's versions (for lsm/) must not come in as well.
+ */
+#define _SHIM_KTIME_H
+#define _SHIM_COMPLETION_H
 #define ENOTSUPP		524
 #define MAX_ERRNO		4095
 
@@ -139,7 +146,7 @@ struct mutex {
 #define SLAB_HWCACHE_ALIGN	0
 #define assert_spin_locked(l)	((void)(l))
 #define for_each_online_cpu(cpu) for_each_possible_cpu(cpu)
-#define __alloc_percpu(size, align) shim_alloc_percpu(size)
+#define __alloc_percpu(size, align) shim_alloc_percpu(size, GFP_KERNEL)
 
 static inline int cache_line_size(void)
 {
