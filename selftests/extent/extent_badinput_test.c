@@ -7,7 +7,6 @@
  */
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <linux/capability.h>
 #include "kselftest_harness.h"
 #include "sx_ioctl.h"
 
@@ -392,27 +391,13 @@ TEST_F(dev, unknown_commands_enotty)
 	EXPECT_EQ(0, sx_em_count(self->fd));
 }
 
-/* Drop CAP_SYS_ADMIN from the effective set; the harness forks each test. */
-static int drop_sys_admin(void)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -errno;
-	data[CAP_SYS_ADMIN / 32].effective &= ~(1U << (CAP_SYS_ADMIN % 32));
-	return syscall(SYS_capset, &hdr, data) ? -errno : 0;
-}
-
 TEST_F(dev, unprivileged_eperm)
 {
 	struct sl_ra_ioc_stats st = { 0 };
 	unsigned int i;
 
 	ASSERT_EQ(0, sx_em_add(self->fd, 0, 1, 0, 0, false));
-	ASSERT_EQ(0, drop_sys_admin());
+	ASSERT_EQ(0, dt_drop_sys_admin());
 	for (i = 0; i < ARRAY_SIZE(all_cmds); i++)
 		EXPECT_EQ(-EPERM, sx_ioc(self->fd, all_cmds[i], &st));
 	EXPECT_EQ(-EPERM, sx_em_check(self->fd));

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/capability.h>
 #include "devtest.h"
 
 int dt_open(const char *path)
@@ -811,4 +812,21 @@ void dt_memcg_leave(const char *path)
 	snprintf(pid, sizeof(pid), "%d", getpid());
 	dt_write_file(dt_memcg_root, "cgroup.procs", pid);
 	rmdir(path);
+}
+
+/*
+ * Every device refuses a caller without CAP_SYS_ADMIN; the kselftest
+ * harness forks each test, so dropping it affects that test only.
+ */
+int dt_drop_sys_admin(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	data[CAP_SYS_ADMIN / 32].effective &= ~(1U << (CAP_SYS_ADMIN % 32));
+	return syscall(SYS_capset, &hdr, data) ? -errno : 0;
 }

@@ -29,6 +29,8 @@
 
 /* Open a device read-write, retrying -ENOMEM (failslab); fd or -errno. */
 int dt_open(const char *path);
+/* Drop CAP_SYS_ADMIN from the effective set: 0 or -errno. */
+int dt_drop_sys_admin(void);
 
 /* A number from the environment, or @def when unset or empty. */
 double dt_env(const char *name, double def);

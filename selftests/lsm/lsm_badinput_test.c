@@ -358,20 +358,6 @@ TEST_F(bad, bad_pointers_and_commands)
 	EXPECT_EQ(0, lsm_sync(self->fd));
 }
 
-/* Drop CAP_SYS_ADMIN from the effective set; the harness forks each test. */
-static int drop_sys_admin(void)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -errno;
-	data[CAP_SYS_ADMIN / 32].effective &= ~(1U << (CAP_SYS_ADMIN % 32));
-	return syscall(SYS_capset, &hdr, data) ? -errno : 0;
-}
-
 TEST_F(bad, unprivileged)
 {
 	struct sl_lsm_ioc_stats s;
@@ -384,7 +370,7 @@ TEST_F(bad, unprivileged)
 	struct sl_lsm_ioc_rec rec = { .key = 1, .len = 1, .kind = SL_LSM_REC_DELETE };
 
 	ASSERT_EQ(0, lsm_put(self->fd, 9, 1, "p", 1, 0));
-	ASSERT_EQ(0, drop_sys_admin());
+	ASSERT_EQ(0, dt_drop_sys_admin());
 	EXPECT_EQ(-EPERM, lsm_attach(self->bare, self->disk, 0));
 	EXPECT_EQ(-EPERM, lsm_detach(self->fd));
 	EXPECT_EQ(-EPERM, lsm_put(self->fd, 1, 1, "x", 1, 0));

@@ -7,7 +7,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <linux/capability.h>
 #include "kselftest_harness.h"
 #include "sl_ioctl.h"
 
@@ -202,20 +201,6 @@ TEST_F(dev, results_eexist_enoent_enospc)
 	EXPECT_EQ(-ENOSPC, sl_hole(self->fd, 1, 1, 100, 110, 0, NULL));
 }
 
-/* Drop CAP_SYS_ADMIN from the effective set; the harness forks each test. */
-static int drop_sys_admin(void)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -errno;
-	data[CAP_SYS_ADMIN / 32].effective &= ~(1U << (CAP_SYS_ADMIN % 32));
-	return syscall(SYS_capset, &hdr, data) ? -errno : 0;
-}
-
 TEST_F(dev, unprivileged_eperm)
 {
 	static const unsigned long cmds[] = {
@@ -227,7 +212,7 @@ TEST_F(dev, unprivileged_eperm)
 	unsigned int i;
 
 	ASSERT_EQ(0, sl_insert(self->fd, 1, 1, 0));
-	ASSERT_EQ(0, drop_sys_admin());
+	ASSERT_EQ(0, dt_drop_sys_admin());
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		EXPECT_EQ(-EPERM, sl_ioc(self->fd, cmds[i], &st));
 	/* The teardown's check would be refused too. */
