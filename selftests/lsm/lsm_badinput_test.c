@@ -11,7 +11,6 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <sys/syscall.h>
-#include <linux/capability.h>
 #include "lsm_ioctl.h"
 #include "kselftest_harness.h"
 
