@@ -20,6 +20,7 @@
 #include <linux/rcupdate.h>
 #include "memtable.h"
 #include "pool.h"
+#include "rnd.h"
 
 #define EXPECT(cond) do { if (!(cond)) { \
 	fprintf(stderr, "test_memtable: %s:%d: %s (seed %llu, op %lu)\n", \
@@ -32,10 +33,7 @@ static unsigned long op;
 
 static u64 rnd(u64 *s)
 {
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
+	return xorshift64(s);
 }
 
 /* The model: extents as put, and the visible windows in key order. */

@@ -39,6 +39,7 @@
 #include "memtable.h"
 #include "pool.h"
 #include "window.h"
+#include "rnd.h"
 
 #define EXPECT(cond) do { if (!(cond)) { \
 	fprintf(stderr, "test_memtable_race: %s:%d: %s (seed %llu)\n", \
@@ -70,10 +71,7 @@ static unsigned long reads_found, reads_empty;
 
 static u64 rnd(u64 *s)
 {
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
+	return xorshift64(s);
 }
 
 /*

@@ -22,6 +22,7 @@
 #include <linux/rcupdate.h>
 #include "pool.h"
 #include "arena.h"
+#include "rnd.h"
 
 #define EXPECT(cond) do { if (!(cond)) { \
 	fprintf(stderr, "test_pool: %s:%d: %s (seed %llu)\n", __FILE__, \
@@ -35,10 +36,7 @@ static struct lsm_pool *pool;
 
 static u64 rnd(u64 *s)
 {
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
+	return xorshift64(s);
 }
 
 /* A tag in every word of an object: its size and a per-object id. */

@@ -29,6 +29,7 @@
 #include <linux/rcupdate.h>
 #include "logstore.h"
 #include "memdev.h"
+#include "rnd.h"
 
 #define UNITS		96	/* the key space of the model */
 #define NR_BLOCKS	LSM_MIN_BLOCKS
@@ -49,13 +50,7 @@ static u64 rng_state;
 
 static u64 rnd(void)
 {
-	u64 x = rng_state;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	rng_state = x;
-	return x;
+	return xorshift64(&rng_state);
 }
 
 /* What a unit shows: written by which write (seq) and which of its ops. */

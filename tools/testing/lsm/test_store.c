@@ -32,6 +32,7 @@
 #include "memdev.h"
 #include "store.h"
 #include "store_check.h"
+#include "rnd.h"
 
 #define UNITS		300
 #define MAX_OPS		4
@@ -52,13 +53,7 @@ static u64 rng_state;
 
 static u64 rnd(void)
 {
-	u64 x = rng_state;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	rng_state = x;
-	return x;
+	return xorshift64(&rng_state);
 }
 
 struct unit {
