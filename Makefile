@@ -231,6 +231,7 @@ DEBUG_VARIANTS ?= a b
 check-debug: setup
 	$(MAKE) -C selftests/skiplist
 	$(MAKE) -C selftests/extent
+	$(MAKE) -C selftests/lsm
 	$(MAKE) -C tools/slctl
 	@for v in $(DEBUG_VARIANTS); do \
 		kdir=$$($(TOP)/tools/debug-kernel/build.sh $$v | tail -1) || exit 1; \
@@ -244,11 +245,19 @@ check-debug: setup
 # then targets; nothing fails until the guest sets a probability.
 DEBUG_BOOT := slub_debug=FZPU;FZPUA,skiplist_leaf_*
 DEBUG_FUZZ_IOCTLS ?= 20000
+# The store's scratch disks (tools/vm/guest-lsm.sh names them by serial).
+DEBUG_LSM_IMG = $(BUILD)/vm/lsm-debug-$(DEBUG_VARIANT).img
+DEBUG_LSM_SMALL = $(BUILD)/vm/lsm-small-debug-$(DEBUG_VARIANT).img
 debug-run:
 	$(MAKE) --no-print-directory debug-modules DEBUG_KDIR=$(DEBUG_KDIR) \
 		DEBUG_REL=$$(cat $(DEBUG_KDIR)/include/config/kernel.release)
+	@mkdir -p $(BUILD)/vm
+	rm -f $(DEBUG_LSM_IMG) $(DEBUG_LSM_SMALL)
+	truncate -s $(LSM_DISK_MB)M $(DEBUG_LSM_IMG)
+	truncate -s 2M $(DEBUG_LSM_SMALL)
 	$(TOP)/tools/vm/vm-run --append "$(DEBUG_BOOT)" \
-		--kernel $(DEBUG_KDIR)/arch/x86/boot/bzImage --timeout 2400 -- \
+		--kernel $(DEBUG_KDIR)/arch/x86/boot/bzImage --timeout 2400 \
+		--drive $(DEBUG_LSM_IMG):sllsm --drive $(DEBUG_LSM_SMALL):sllsmsmall -- \
 		SL_FUZZ_IOCTLS=$(DEBUG_FUZZ_IOCTLS) tools/vm/guest-debug.sh $(DEBUG_VARIANT)
 
 # Break the modules on purpose, one checker at a time, and watch the debug

@@ -7,10 +7,12 @@
 # also a failslab run that fails allocations from the index's own slab
 # caches at random, where the selftests must keep their invariants (every
 # failure surfaces as -ENOMEM, the index stays consistent) and nothing may
-# leak.
+# leak.  Then the store's suite (guest-lsm.sh), and on kernel a the store
+# under failing allocations.
 variant=${1:-a}
 kmod=build/kmod-$(uname -r)/skiplist
 ekmod=build/kmod-$(uname -r)/extent
+lkmod=build/kmod-$(uname -r)/lsm
 tests=build/selftests
 kml=/sys/kernel/debug/kmemleak
 . "$(dirname "$0")/guest-lib.sh"
@@ -95,6 +97,45 @@ if [ "$variant" = a ]; then
 	rmmod skiplist_dev && rmmod skiplist || fail "unload after failslab"
 	took "the failslab run"
 fi
+# The store's suite (tools/vm/guest-lsm.sh) on the disks make debug-run
+# attaches, with half the threads: the debug kernels run it ~5x slower.
+SL_LSM_THREADS=4 SL_LSM_SECONDS=3 tools/vm/guest-lsm.sh || fail "store suite"
+took "the store suite"
+
+# The store when allocations fail (selftests/lsm/lsm_nomem_test.c): for
+# the test's own task only (task-filter; it sets make-it-fail around its
+# calls), every slab allocation (failslab, no cache filter) and every page
+# allocation of order 1 or more (fail_page_alloc: the memtable's 1 MiB
+# slabs, large buffers, new slabs) fails with 3% probability.  Order 0 is
+# left alone so that the test's own page faults do not meet the OOM path.
+if [ "$variant" = a ]; then
+	fs=/sys/kernel/debug/failslab
+	fp=/sys/kernel/debug/fail_page_alloc
+	disk=$(disk_by_serial sllsm) || fail "no virtio disk with serial sllsm"
+	insmod "$lkmod/sl_lsm.ko" || fail "insmod sl_lsm.ko"
+	echo N > $fs/cache-filter
+	for f in $fs $fp; do
+		echo Y > $f/task-filter
+		echo N > $f/ignore-gfp-wait
+		echo 3 > $f/probability
+		echo 1 > $f/interval
+		echo -1 > $f/times
+		echo 0 > $f/space
+		echo 0 > $f/verbose
+	done
+	echo N > $fp/ignore-gfp-highmem
+	echo 1 > $fp/min-order
+	SL_LSM_DISK=$disk SL_LSM_ROUNDS=${SL_LSM_ROUNDS:-20} \
+		build/selftests/lsm/lsm_nomem_test || fail "lsm/lsm_nomem_test"
+	for f in $fs $fp; do
+		echo 0 > $f/probability
+		echo N > $f/task-filter
+	done
+	rmmod sl_lsm || fail "rmmod sl_lsm after lsm_nomem_test"
+	took "the store under failing allocations"
+fi
+rmmod sl_extent && rmmod skiplist || fail "unloading after the store"
+
 leaks "after every part and unload"
 took "the kmemleak scan"
 [ $status -eq 0 ] && echo "guest: debug suite passed on $(uname -r)"

@@ -21,15 +21,6 @@ lkmod=$kroot/lsm
 tests=build/selftests/lsm
 . "$(dirname "$0")/guest-lib.sh"
 
-# The virtio disk with serial $1, as /dev/NAME.
-disk_by_serial() {
-	for d in /sys/block/vd*; do
-		[ "$(cat "$d/serial" 2> /dev/null)" = "$1" ] &&
-			{ echo "/dev/${d##*/}"; return 0; }
-	done
-	return 1
-}
-
 disk=$(disk_by_serial sllsm) ||
 	{ echo "guest: no virtio disk with serial sllsm: run 'make check-vm-lsm'"; exit 1; }
 small=$(disk_by_serial sllsmsmall) || small=
