@@ -23,9 +23,11 @@
 #                    (make check runs it)
 #   make check-debug-checkers
 #                    break the modules once per checker; each must fire
-#   make demo        build, run the tests briefly, run a short benchmark and
-#                    print its table, then a short fio comparison of the
-#                    IOMMU demo's allocators (about a minute of fio)
+#   make demo        build, drive one index and one store (on a disk image)
+#                    in a VM, run the tests briefly, run a short benchmark
+#                    and print its table, a short fio comparison of the
+#                    IOMMU demo's allocators (about a minute of fio), and a
+#                    short comparison of the store with RocksDB's db_bench
 #   make bench-user  the full userspace benchmark; results in build/bench/
 #   make bench-lookup-cachesim
 #                    instructions and cache misses per lookup (callgrind)
@@ -540,7 +542,10 @@ bench-user-quick:
 demo: setup
 	$(MAKE) modules
 	$(MAKE) -C tools/slctl
-	$(TOP)/tools/vm/vm-run --kernel 6.1 -- tools/vm/guest-demo.sh
+	@mkdir -p $(BUILD)/vm
+	rm -f $(BUILD)/vm/demo-lsm.img && truncate -s 64M $(BUILD)/vm/demo-lsm.img
+	$(TOP)/tools/vm/vm-run --kernel 6.1 --drive $(BUILD)/vm/demo-lsm.img:sldemo \
+		-- tools/vm/guest-demo.sh
 	$(MAKE) -C tools/testing/skiplist all
 	$(BUILD)/test/unit
 	$(BUILD)/test/diff --ops 300000
@@ -548,6 +553,7 @@ demo: setup
 	$(MAKE) bench-user-quick
 	$(MAKE) bench-iommu BENCH_IOMMU_SECONDS=4 BENCH_IOMMU_ROUNDS=1 \
 		BENCH_IOMMU_WORKLOADS=randread,randwrite BENCH_IOMMU_PROFILE=
+	$(MAKE) bench-lsm BENCH_LSM_ARGS=--quick
 
 clean:
 	rm -rf $(BUILD)
