@@ -1665,18 +1665,25 @@ int lsm_run_iter_piece(struct lsm_run_iter *it, struct lsm_piece *out)
  *
  * Context: process; sleeps.
  * Return: 0; -EUCLEAN if a value block fails its check; the read's error
- * (-EIO); -ENOMEM.
+ * (-EIO); -ENOMEM; once a call has failed with -EUCLEAN or -EIO, its
+ * error again.
  */
 int lsm_run_iter_value(struct lsm_run_iter *it, void *vbuf, u32 vbuf_size)
 {
 	const struct lsm_piece *pc = &it->e.piece;
+	int err;
 
 	if (it->err)
 		return it->err;
 	if (WARN_ON_ONCE(!it->loaded))
 		return -EINVAL;
-	if (it->e.value_out)
-		return lsm_run_read_value(it->run, &it->e, vbuf, vbuf_size);
+	if (it->e.value_out) {
+		err = lsm_run_read_value(it->run, &it->e, vbuf, vbuf_size);
+		/* A bad run stays bad; only a lack of memory may pass. */
+		if (err && err != -ENOMEM)
+			it->err = err;
+		return err;
+	}
 	if (pc->ext.vlen && vbuf_size)
 		memcpy(vbuf, pc->ext.value, min(pc->ext.vlen, vbuf_size));
 	return 0;
