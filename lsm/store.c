@@ -543,16 +543,40 @@ struct lsm_scan_layer {
 	bool valid;
 };
 
+/**
+ * struct lsm_scan_stage - where the next value returned goes
+ * @at:    the caller's buffer, past the values already returned
+ * @room:  bytes left there (at most LSM_VALUE_MAX)
+ * @owner: the memtable cursor whose head's value lies at @at whole, or
+ *         NULL
+ *
+ * A memtable cursor copies its head's value to @at as it reads the head
+ * (one read-side section for both, so they agree): if that piece is the
+ * one returned next, its value is in place already and the memtable is
+ * not searched a second time.  Any other copy to @at takes it back.
+ */
+struct lsm_scan_stage {
+	u8 *at;
+	u32 room;
+	struct lsm_scan_layer *owner;
+};
+
 /* Move @c to its layer's first piece ending at or after @pos. */
-static int lsm_scan_seek(struct lsm_scan_layer *c, u64 pos)
+static int lsm_scan_seek(struct lsm_scan_layer *c, u64 pos,
+			 struct lsm_scan_stage *sg)
 {
 	int err;
 
 	if (c->l->mt) {
-		err = lsm_mem_next(c->l->mt, pos, &c->head, NULL, 0);
+		err = lsm_mem_next(c->l->mt, pos, &c->head, sg->at, sg->room);
 		c->have_head = !err;
-		if (!err)
+		if (!err) {
 			c->start = c->head.start;
+			if (c->head.ext.vlen <= sg->room)
+				sg->owner = c;
+			else if (sg->room || sg->owner == c)
+				sg->owner = NULL;	/* cut short, or not there */
+		}
 	} else {
 		err = pos > c->l->last ? -ENOENT : lsm_run_iter_seek(c->it, pos);
 		c->have_head = false;
@@ -567,7 +591,8 @@ static int lsm_scan_seek(struct lsm_scan_layer *c, u64 pos)
  * Bring @c up to @pos: afterwards its head, if it has one, ends at or
  * after @pos, and is filled in if it starts at or before @pos.
  */
-static int lsm_scan_reach(struct lsm_scan_layer *c, u64 pos)
+static int lsm_scan_reach(struct lsm_scan_layer *c, u64 pos,
+			  struct lsm_scan_stage *sg)
 {
 	int err;
 
@@ -581,7 +606,7 @@ static int lsm_scan_reach(struct lsm_scan_layer *c, u64 pos)
 	}
 	if (lsm_last(c->head.start, c->head.len) >= pos)
 		return 0;
-	err = lsm_scan_seek(c, pos);
+	err = lsm_scan_seek(c, pos, sg);
 	if (err || !c->valid || c->start > pos || c->have_head)
 		return err;
 	err = lsm_run_iter_piece(c->it, &c->head);
@@ -590,21 +615,27 @@ static int lsm_scan_reach(struct lsm_scan_layer *c, u64 pos)
 }
 
 /*
- * The piece of @c covering @pos, with its value copied to @vbuf (which
- * has room for @c->head's).  -EAGAIN when the active memtable changed
- * since @c->head was read: the caller seeks again.
+ * The piece of @c covering @pos, with its value at @sg->at (which has
+ * room for @c->head's).  -EAGAIN when the active memtable changed since
+ * @c->head was read: the caller seeks again.
  */
 static int lsm_scan_copy(struct lsm_scan_layer *c, u64 pos,
-			 struct lsm_piece *p, void *vbuf)
+			 struct lsm_piece *p, struct lsm_scan_stage *sg)
 {
 	const struct lsm_extent *h = &c->head.ext;
 	int err;
 
 	if (c->it) {
 		*p = c->head;
-		return lsm_run_iter_value(c->it, vbuf, h->vlen);
+		sg->owner = NULL;
+		return lsm_run_iter_value(c->it, sg->at, h->vlen);
 	}
-	err = lsm_mem_get(c->l->mt, pos, p, vbuf, h->vlen);
+	if (sg->owner == c) {
+		*p = c->head;
+		return 0;
+	}
+	sg->owner = NULL;
+	err = lsm_mem_get(c->l->mt, pos, p, sg->at, h->vlen);
 	if (err == -ENOENT || (!err && (p->ext.seq != h->seq ||
 					p->ext.key != h->key ||
 					p->ext.len != h->len ||
@@ -643,6 +674,10 @@ int lsm_store_scan(struct lsm_store *st, struct lsm_scan_cursor *cur,
 		   struct lsm_piece *out, unsigned int max,
 		   void *vbuf, size_t vbuf_size)
 {
+	struct lsm_scan_stage sg = {
+		.at = vbuf,
+		.room = min_t(size_t, vbuf_size, LSM_VALUE_MAX),
+	};
 	struct lsm_layers *ls;
 	struct lsm_scan_layer *c;
 	unsigned int filled = 0, i;
@@ -669,7 +704,7 @@ int lsm_store_scan(struct lsm_store *st, struct lsm_scan_cursor *cur,
 				goto out;
 			}
 		}
-		err = lsm_scan_seek(&c[i], pos);
+		err = lsm_scan_seek(&c[i], pos, &sg);
 		if (err)
 			goto out;
 	}
@@ -681,7 +716,7 @@ int lsm_store_scan(struct lsm_store *st, struct lsm_scan_cursor *cur,
 		bool have_next = false;
 
 		for (i = 0; i < ls->nr; i++) {
-			err = lsm_scan_reach(&c[i], pos);
+			err = lsm_scan_reach(&c[i], pos, &sg);
 			if (err)
 				goto out;
 			if (!c[i].valid)
@@ -711,9 +746,9 @@ int lsm_store_scan(struct lsm_store *st, struct lsm_scan_cursor *cur,
 					err = -EOVERFLOW;
 				break;
 			}
-			err = lsm_scan_copy(best, pos, p, (u8 *)vbuf + used);
+			err = lsm_scan_copy(best, pos, p, &sg);
 			if (err == -EAGAIN) {
-				err = lsm_scan_seek(best, pos);
+				err = lsm_scan_seek(best, pos, &sg);
 				if (err)
 					goto out;
 				continue;
@@ -723,8 +758,11 @@ int lsm_store_scan(struct lsm_store *st, struct lsm_scan_cursor *cur,
 			end = min(end, lsm_last(p->start, p->len));
 			p->start = pos;
 			p->len = end - pos + 1;
-			p->ext.value = (u8 *)vbuf + used;
+			p->ext.value = sg.at;
 			used += p->ext.vlen;
+			sg.at += p->ext.vlen;
+			sg.room = min_t(size_t, vbuf_size - used, LSM_VALUE_MAX);
+			sg.owner = NULL;
 			filled++;
 		}
 		if (end == U64_MAX) {
