@@ -13,8 +13,9 @@
  * lsm_run_open() returns it: its fences and filter are only read, and
  * each lookup reads blocks into buffers of its own.  Any number of
  * threads may call lsm_run_get() and lsm_run_next() on it at once without
- * a lock; lsm_run_close() must not race with them (the store closes a run
- * only once no reader can reach it).
+ * a lock, and walk it with cursors (struct lsm_run_iter), each cursor
+ * used by one thread at a time; lsm_run_close() must not race with them
+ * (the store closes a run only once no reader can reach it).
  */
 #include <asm/byteorder.h>
 #include <linux/completion.h>
@@ -1346,70 +1347,375 @@ static int lsm_run_read_value(struct lsm_run *run,
 	return err;
 }
 
+/* --- Reading pieces in order: the iterator, and the lookups on it --- */
+
+/**
+ * struct lsm_run_iter - a cursor over the pieces of a run, in key order
+ * @run:       the run
+ * @block:     a buffer for one data block
+ * @fence:     the data block the cursor is in, as an index into the
+ *             run's fences; @run->nr_fences once past the last piece
+ * @loaded:    @block holds that data block, checked, and @e is decoded;
+ *             otherwise the current piece is the block's first, and all
+ *             that is known of it is its start (the fence's first unit)
+ * @p:         the next entry of @block to decode
+ * @end:       the end of @block's entries
+ * @left:      entries of @block after @e
+ * @has_prev:  @e is not the block's first entry
+ * @prev_last: then, the last unit of the entry before it
+ * @err:       a block failed to read or check: every later call fails so
+ * @e:         the current entry
+ *
+ * A block is read and checked once, when the cursor first needs one of
+ * its pieces, and its entries are decoded one by one as the cursor
+ * steps; a cursor moved to a later block by the fences alone reads
+ * nothing until a piece of that block is asked for.
+ */
+struct lsm_run_iter {
+	struct lsm_run *run;
+	u8 *block;
+	u32 fence;
+	bool loaded;
+	const u8 *p;
+	const u8 *end;
+	u32 left;
+	bool has_prev;
+	u64 prev_last;
+	int err;
+	struct lsm_run_entry e;
+};
+
+static void lsm_run_iter_setup(struct lsm_run_iter *it, struct lsm_run *run,
+			       u8 *block)
+{
+	memset(it, 0, sizeof(*it));
+	it->run = run;
+	it->block = block;
+	it->fence = run->nr_fences;
+}
+
+static int lsm_run_iter_fail(struct lsm_run_iter *it, const char *why)
+{
+	it->loaded = false;
+	it->err = lsm_run_bad(it->run->bdev, &it->run->info,
+			      it->run->fences[it->fence].block,
+			      LSM_BT_RUN_DATA, why);
+	return it->err;
+}
+
 /*
- * Find, in the data block of @fence, the first piece ending at or after
- * @pos; with @covering, only one that covers @pos.  Its value goes to
- * @vbuf.  Returns 0, -ENOENT, or an error of the block's.
+ * Decode the next entry of the loaded block into @it->e and check it
+ * against its neighbour and its fence: in order, apart, inside.
+ */
+static int lsm_run_iter_decode(struct lsm_run_iter *it)
+{
+	const struct lsm_run_fence_mem *f = &it->run->fences[it->fence];
+	u64 last;
+
+	if (lsm_run_decode(&it->p, it->end, f->block, &it->e))
+		return lsm_run_iter_fail(it, "entry malformed");
+	last = lsm_last(it->e.piece.start, it->e.piece.len);
+	if ((it->has_prev ? it->e.piece.start <= it->prev_last :
+			    it->e.piece.start != f->first) || last > f->last)
+		return lsm_run_iter_fail(it, "entries out of order or other than its fence");
+	it->left--;
+	return 0;
+}
+
+/* Read and check the block of @it->fence, and decode its first entry. */
+static int lsm_run_iter_load(struct lsm_run_iter *it)
+{
+	struct lsm_run *run = it->run;
+	struct lsm_run_data_head head;
+	int err;
+
+	err = lsm_run_read_checked(run->bdev, run->store_id, &run->info,
+				   run->fences[it->fence].block,
+				   LSM_BT_RUN_DATA, it->block, 1);
+	if (err) {
+		it->err = err;
+		return err;
+	}
+	it->p = it->block + sizeof(struct lsm_block_header);
+	it->end = it->block + lsm_run_used(it->block);
+	if (it->end - it->p < sizeof(head))
+		return lsm_run_iter_fail(it, "no entries");
+	memcpy(&head, it->p, sizeof(head));
+	it->p += sizeof(head);
+	it->left = le16_to_cpu(head.nr_entries);
+	if (!it->left || head.reserved)
+		return lsm_run_iter_fail(it, "entry count or reserved field wrong");
+	it->has_prev = false;
+	it->loaded = true;
+	return lsm_run_iter_decode(it);
+}
+
+/*
+ * Step to the next piece of the loaded block, or past the block: to the
+ * first piece of the next one (not read yet), or past the run (-ENOENT).
+ */
+static int lsm_run_iter_step(struct lsm_run_iter *it)
+{
+	const struct lsm_run_fence_mem *f = &it->run->fences[it->fence];
+	u64 last = lsm_last(it->e.piece.start, it->e.piece.len);
+
+	if (it->left) {
+		it->has_prev = true;
+		it->prev_last = last;
+		return lsm_run_iter_decode(it);
+	}
+	/* The block ends where its fence says, with its last entry. */
+	if (last != f->last || it->p != it->end)
+		return lsm_run_iter_fail(it, "entries end other than its fence");
+	it->loaded = false;
+	it->fence++;
+	return it->fence < it->run->nr_fences ? 0 : -ENOENT;
+}
+
+/*
+ * Move to the first piece ending at or after @pos, which lies in the
+ * block of fence @f (whose last unit is at or after @pos).  Within the
+ * block already loaded, go on from the current entry when it is not past
+ * @pos; otherwise start over at the block's first.
+ */
+static int lsm_run_iter_within(struct lsm_run_iter *it, u32 f, u64 pos)
+{
+	int err;
+
+	if (f != it->fence || (it->loaded && it->has_prev &&
+			       it->prev_last >= pos)) {
+		it->fence = f;
+		it->loaded = false;
+	}
+	if (!it->loaded) {
+		/* The block's first piece starts there, so it is the one. */
+		if (pos <= it->run->fences[f].first)
+			return 0;
+		err = lsm_run_iter_load(it);
+		if (err)
+			return err;
+	}
+	while (lsm_last(it->e.piece.start, it->e.piece.len) < pos) {
+		/* Cannot leave the block: its last piece ends at or after @pos. */
+		err = lsm_run_iter_step(it);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/**
+ * lsm_run_iter_create() - a cursor over a run's pieces
+ * @run: open; it must stay open while the cursor is used
+ *
+ * The cursor points nowhere until lsm_run_iter_seek().  It holds one
+ * data block's buffer (LSM_BLOCK_SIZE).
+ *
+ * Context: process; sleeps.  Any number of cursors may be used at once
+ * on one run, each by one thread at a time.
+ * Return: the cursor, or NULL without memory.
+ */
+struct lsm_run_iter *lsm_run_iter_create(struct lsm_run *run)
+{
+	struct lsm_run_iter *it = kmalloc(sizeof(*it), GFP_KERNEL);
+	u8 *block = kmalloc(LSM_BLOCK_SIZE, GFP_KERNEL);
+
+	if (!it || !block) {
+		kfree(it);
+		kfree(block);
+		return NULL;
+	}
+	lsm_run_iter_setup(it, run, block);
+	return it;
+}
+
+/**
+ * lsm_run_iter_destroy() - free a cursor
+ * @it: from lsm_run_iter_create(), or NULL
+ *
+ * Context: any that may free memory.
+ */
+void lsm_run_iter_destroy(struct lsm_run_iter *it)
+{
+	if (!it)
+		return;
+	kfree(it->block);
+	kfree(it);
+}
+
+/**
+ * lsm_run_iter_seek() - move a cursor to the first piece ending at or
+ *                       after a unit
+ * @it:  the cursor
+ * @pos: the unit
+ *
+ * Forward from where the cursor is, within its block, it steps through
+ * the entries already read; elsewhere it asks the fences and reads at
+ * most one data block, and none when @pos lies before the block's first
+ * piece (lsm_run_iter_start() needs no read).
+ *
+ * Context: process; sleeps.
+ * Return: 0 with the cursor on the piece covering @pos, else the first
+ * after it; -ENOENT if every piece ends before @pos; -EUCLEAN if a block
+ * fails its check; the read's error (-EIO); once a call has failed, its
+ * error again.
+ */
+int lsm_run_iter_seek(struct lsm_run_iter *it, u64 pos)
+{
+	const struct lsm_run_fence_mem *f;
+	u32 i = it->fence;
+
+	if (it->err)
+		return it->err;
+	/* The fence of the block the cursor is in, if it is still the one. */
+	if (i >= it->run->nr_fences || it->run->fences[i].last < pos ||
+	    (i && it->run->fences[i - 1].last >= pos)) {
+		f = lsm_run_fence(it->run, pos);
+		if (!f) {
+			it->fence = it->run->nr_fences;
+			it->loaded = false;
+			return -ENOENT;
+		}
+		i = f - it->run->fences;
+	}
+	return lsm_run_iter_within(it, i, pos);
+}
+
+/**
+ * lsm_run_iter_next() - move a cursor to the next piece
+ * @it: the cursor, on a piece
+ *
+ * At the end of a block the cursor moves to the next block's first
+ * piece, which is read when it is asked for.
+ *
+ * Context: process; sleeps.
+ * Return: 0; -ENOENT past the last piece; -EUCLEAN if a block fails its
+ * check; the read's error (-EIO); once a call has failed, its error
+ * again.
+ */
+int lsm_run_iter_next(struct lsm_run_iter *it)
+{
+	int err;
+
+	if (it->err)
+		return it->err;
+	if (it->fence >= it->run->nr_fences)
+		return -ENOENT;
+	if (!it->loaded) {
+		err = lsm_run_iter_load(it);
+		if (err)
+			return err;
+	}
+	return lsm_run_iter_step(it);
+}
+
+/**
+ * lsm_run_iter_start() - the first unit of the cursor's piece
+ * @it: the cursor, on a piece (its last seek or next returned 0)
+ *
+ * Reads nothing: a block not read yet is known by its fence.
+ *
+ * Context: any.
+ * Return: the unit.
+ */
+u64 lsm_run_iter_start(const struct lsm_run_iter *it)
+{
+	if (it->loaded)
+		return it->e.piece.start;
+	return it->run->fences[it->fence].first;
+}
+
+/**
+ * lsm_run_iter_piece() - the cursor's piece
+ * @it:  the cursor, on a piece (its last seek or next returned 0)
+ * @out: the piece, tombstones included; out->ext.value is NULL (the
+ *       value is lsm_run_iter_value()'s)
+ *
+ * Reads the piece's data block if the cursor has not yet.
+ *
+ * Context: process; sleeps.
+ * Return: 0; -EUCLEAN if the block fails its check; the read's error
+ * (-EIO); once a call has failed, its error again.
+ */
+int lsm_run_iter_piece(struct lsm_run_iter *it, struct lsm_piece *out)
+{
+	int err;
+
+	if (it->err)
+		return it->err;
+	if (!it->loaded) {
+		err = lsm_run_iter_load(it);
+		if (err)
+			return err;
+	}
+	*out = it->e.piece;
+	out->ext.value = NULL;
+	return 0;
+}
+
+/**
+ * lsm_run_iter_value() - copy the value of the cursor's piece
+ * @it:        the cursor, after lsm_run_iter_piece() on this piece
+ * @vbuf:      up to @vbuf_size bytes of the value are copied here
+ * @vbuf_size: may be 0
+ *
+ * A value inline in the data block is copied from the block already
+ * read; one in value blocks is read (as many blocks as @vbuf_size needs)
+ * and checked.
+ *
+ * Context: process; sleeps.
+ * Return: 0; -EUCLEAN if a value block fails its check; the read's error
+ * (-EIO); -ENOMEM; once a call has failed with -EUCLEAN or -EIO, its
+ * error again.
+ */
+int lsm_run_iter_value(struct lsm_run_iter *it, void *vbuf, u32 vbuf_size)
+{
+	const struct lsm_piece *pc = &it->e.piece;
+	int err;
+
+	if (it->err)
+		return it->err;
+	if (WARN_ON_ONCE(!it->loaded))
+		return -EINVAL;
+	if (it->e.value_out) {
+		err = lsm_run_read_value(it->run, &it->e, vbuf, vbuf_size);
+		/* A bad run stays bad; only a lack of memory may pass. */
+		if (err && err != -ENOMEM)
+			it->err = err;
+		return err;
+	}
+	if (pc->ext.vlen && vbuf_size)
+		memcpy(vbuf, pc->ext.value, min(pc->ext.vlen, vbuf_size));
+	return 0;
+}
+
+/*
+ * The first piece of the block of @fence ending at or after @pos (with
+ * @covering, only one covering @pos), its value to @vbuf: a cursor of
+ * the lookup's own, used once.
  */
 static int lsm_run_find(struct lsm_run *run,
 			const struct lsm_run_fence_mem *fence, u64 pos,
 			bool covering, struct lsm_piece *out,
 			void *vbuf, u32 vbuf_size)
 {
-	struct lsm_run_data_head head;
-	struct lsm_run_entry e;
-	const u8 *p, *end;
-	u64 prev_last = 0;
-	u32 i, n;
+	struct lsm_run_iter it;
 	u8 *block;
 	int err;
 
 	block = kmalloc(LSM_BLOCK_SIZE, GFP_KERNEL);
 	if (!block)
 		return -ENOMEM;
-	err = lsm_run_read_checked(run->bdev, run->store_id, &run->info,
-				   fence->block, LSM_BT_RUN_DATA, block, 1);
-	if (err)
-		goto out;
-	p = block + sizeof(struct lsm_block_header);
-	end = block + lsm_run_used(block);
-	if (end - p < sizeof(head))
-		goto bad;
-	memcpy(&head, p, sizeof(head));
-	p += sizeof(head);
-	n = le16_to_cpu(head.nr_entries);
-	if (!n || head.reserved)
-		goto bad;
-	for (i = 0; i < n; i++) {
-		if (lsm_run_decode(&p, end, fence->block, &e))
-			goto bad;
-		/* In order, apart, and within the fence. */
-		if (i ? e.piece.start <= prev_last :
-			e.piece.start != fence->first)
-			goto bad;
-		prev_last = lsm_last(e.piece.start, e.piece.len);
-		if (prev_last > fence->last)
-			goto bad;
-		if (prev_last < pos)
-			continue;
-		if (covering && e.piece.start > pos) {
-			err = -ENOENT;
-			goto out;
-		}
-		*out = e.piece;
+	lsm_run_iter_setup(&it, run, block);
+	err = lsm_run_iter_within(&it, fence - run->fences, pos);
+	if (!err)
+		err = lsm_run_iter_piece(&it, out);
+	if (!err && covering && out->start > pos)
+		err = -ENOENT;
+	if (!err)
+		err = lsm_run_iter_value(&it, vbuf, vbuf_size);
+	if (!err)
 		out->ext.value = vbuf;
-		if (e.value_out)
-			err = lsm_run_read_value(run, &e, vbuf, vbuf_size);
-		else if (e.piece.ext.vlen && vbuf_size)
-			memcpy(vbuf, e.piece.ext.value,
-			       min(e.piece.ext.vlen, vbuf_size));
-		goto out;
-	}
-	/* The fence promised a piece ending at or after @pos. */
-bad:
-	err = lsm_run_bad(run->bdev, &run->info, fence->block, LSM_BT_RUN_DATA,
-			  "entries malformed or other than its fence");
-out:
 	kfree(block);
 	return err;
 }
@@ -1457,7 +1763,8 @@ int lsm_run_get(struct lsm_run *run, u64 k, struct lsm_piece *out,
  * @vbuf:      up to @vbuf_size bytes of the value are copied here
  * @vbuf_size: may be 0
  *
- * Reads one data block, plus the value blocks of a large value.
+ * Reads one data block, plus the value blocks of a large value.  To walk
+ * a run, lsm_run_iter_*() read each block once.
  *
  * Context: process; sleeps.  Any number of lookups may run at once.
  * Return: 0; -ENOENT if every piece ends before @pos; -EUCLEAN if a

@@ -74,4 +74,25 @@ int lsm_run_get(struct lsm_run *run, u64 k, struct lsm_piece *out,
 int lsm_run_next(struct lsm_run *run, u64 pos, struct lsm_piece *out,
 		 void *vbuf, u32 vbuf_size);
 
+/*
+ * A cursor over a run's pieces in key order (tombstones included), for
+ * scans: each data block is read and checked once, when the cursor first
+ * needs a piece of it, not once per piece.  seek() moves it to the first
+ * piece ending at or after @pos (forward within its block without a new
+ * read), next() to the following piece; both return 0, -ENOENT past the
+ * last piece, or -EUCLEAN/-EIO, after which the cursor keeps failing.
+ * start() is the cursor's piece's first unit, known without a read;
+ * piece() reads its block if need be; value() copies its value, reading
+ * value blocks for a large one.
+ */
+struct lsm_run_iter;
+
+struct lsm_run_iter *lsm_run_iter_create(struct lsm_run *run);
+void lsm_run_iter_destroy(struct lsm_run_iter *it);
+int lsm_run_iter_seek(struct lsm_run_iter *it, u64 pos);
+int lsm_run_iter_next(struct lsm_run_iter *it);
+u64 lsm_run_iter_start(const struct lsm_run_iter *it);
+int lsm_run_iter_piece(struct lsm_run_iter *it, struct lsm_piece *out);
+int lsm_run_iter_value(struct lsm_run_iter *it, void *vbuf, u32 vbuf_size);
+
 #endif /* _LSM_RUN_H */

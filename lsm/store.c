@@ -520,6 +520,132 @@ out:
 }
 
 /**
+ * struct lsm_scan_layer - one layer's cursor in a scan
+ * @l:         the layer
+ * @it:        a run's cursor (NULL for a memtable)
+ * @head:      the layer's first piece ending at or after the scan's
+ *             position, tombstones included; filled in once @have_head
+ * @start:     its first unit, known for a run before its block is read
+ * @have_head: @head is filled in (always, for a memtable)
+ * @valid:     the layer has such a piece
+ *
+ * A run's cursor reads each data block once; a memtable is walked a
+ * piece at a time (lsm_mem_next(), a skiplist search under RCU each, as
+ * sl_em_walk() walks an extent map), since its active one changes under
+ * the scan and holds no block to keep.
+ */
+struct lsm_scan_layer {
+	struct lsm_layer *l;
+	struct lsm_run_iter *it;
+	struct lsm_piece head;
+	u64 start;
+	bool have_head;
+	bool valid;
+};
+
+/**
+ * struct lsm_scan_stage - where the next value returned goes
+ * @at:    the caller's buffer, past the values already returned
+ * @room:  bytes left there (at most LSM_VALUE_MAX)
+ * @owner: the memtable cursor whose head's value lies at @at whole, or
+ *         NULL
+ *
+ * A memtable cursor copies its head's value to @at as it reads the head
+ * (one read-side section for both, so they agree): if that piece is the
+ * one returned next, its value is in place already and the memtable is
+ * not searched a second time.  Any other copy to @at takes it back.
+ */
+struct lsm_scan_stage {
+	u8 *at;
+	u32 room;
+	struct lsm_scan_layer *owner;
+};
+
+/* Move @c to its layer's first piece ending at or after @pos. */
+static int lsm_scan_seek(struct lsm_scan_layer *c, u64 pos,
+			 struct lsm_scan_stage *sg)
+{
+	int err;
+
+	if (c->l->mt) {
+		err = lsm_mem_next(c->l->mt, pos, &c->head, sg->at, sg->room);
+		c->have_head = !err;
+		if (!err) {
+			c->start = c->head.start;
+			if (c->head.ext.vlen <= sg->room)
+				sg->owner = c;
+			else if (sg->room || sg->owner == c)
+				sg->owner = NULL;	/* cut short, or not there */
+		}
+	} else {
+		err = pos > c->l->last ? -ENOENT : lsm_run_iter_seek(c->it, pos);
+		c->have_head = false;
+		if (!err)
+			c->start = lsm_run_iter_start(c->it);
+	}
+	c->valid = !err;
+	return err == -ENOENT ? 0 : err;
+}
+
+/*
+ * Bring @c up to @pos: afterwards its head, if it has one, ends at or
+ * after @pos, and is filled in if it starts at or before @pos.
+ */
+static int lsm_scan_reach(struct lsm_scan_layer *c, u64 pos,
+			  struct lsm_scan_stage *sg)
+{
+	int err;
+
+	if (!c->valid || c->start > pos)
+		return 0;
+	if (!c->have_head) {
+		err = lsm_run_iter_piece(c->it, &c->head);
+		if (err)
+			return err;
+		c->have_head = true;
+	}
+	if (lsm_last(c->head.start, c->head.len) >= pos)
+		return 0;
+	err = lsm_scan_seek(c, pos, sg);
+	if (err || !c->valid || c->start > pos || c->have_head)
+		return err;
+	err = lsm_run_iter_piece(c->it, &c->head);
+	c->have_head = !err;
+	return err;
+}
+
+/*
+ * The piece of @c covering @pos, with its value at @sg->at (which has
+ * room for @c->head's).  -EAGAIN when the active memtable changed since
+ * @c->head was read: the caller seeks again.
+ */
+static int lsm_scan_copy(struct lsm_scan_layer *c, u64 pos,
+			 struct lsm_piece *p, struct lsm_scan_stage *sg)
+{
+	const struct lsm_extent *h = &c->head.ext;
+	int err;
+
+	if (c->it) {
+		*p = c->head;
+		sg->owner = NULL;
+		return lsm_run_iter_value(c->it, sg->at, h->vlen);
+	}
+	if (sg->owner == c) {
+		*p = c->head;
+		return 0;
+	}
+	sg->owner = NULL;
+	err = lsm_mem_get(c->l->mt, pos, p, sg->at, h->vlen);
+	if (err == -ENOENT || (!err && (p->ext.seq != h->seq ||
+					p->ext.key != h->key ||
+					p->ext.len != h->len ||
+					p->ext.flags != h->flags ||
+					p->ext.vlen != h->vlen)))
+		return -EAGAIN;
+	return err;
+}
+
+/**
  * lsm_store_scan() - visible pieces in key order from a cursor
  * @st:        the store
  * @cur:       where to start; advanced past what is returned
@@ -532,6 +658,13 @@ out:
  * hidden.  A scan is not a snapshot: a write racing with it may or may
  * not be seen.
  *
+ * The call keeps a cursor per layer and merges them: at each position
+ * the newest layer whose piece covers it wins, up to where a newer
+ * layer's next piece begins; the older layers are not moved until the
+ * position passes their pieces.  A run's cursor reads each of its data
+ * blocks once, so a call reads every block it crosses once per run, and
+ * nothing outlives the call: the next one seeks again from @cur.
+ *
  * Context: process context, may sleep.
  * Return: pieces filled in (0 at the end); -EINVAL for @max 0;
  * -EOVERFLOW when the first value does not fit @vbuf; -EUCLEAN, -EIO or
@@ -541,12 +674,14 @@ int lsm_store_scan(struct lsm_store *st, struct lsm_scan_cursor *cur,
 		   struct lsm_piece *out, unsigned int max,
 		   void *vbuf, size_t vbuf_size)
 {
+	struct lsm_scan_stage sg = {
+		.at = vbuf,
+		.room = min_t(size_t, vbuf_size, LSM_VALUE_MAX),
+	};
 	struct lsm_layers *ls;
-	struct lsm_piece *head;
-	bool *valid;
+	struct lsm_scan_layer *c;
 	unsigned int filled = 0, i;
 	size_t used = 0;
-	u8 scratch[1];
 	u64 pos = cur->pos;
 	int err = 0;
 
@@ -555,45 +690,46 @@ int lsm_store_scan(struct lsm_store *st, struct lsm_scan_cursor *cur,
 	if (cur->done)
 		return 0;
 	ls = lsm_layers_get(st);
-	head = kvcalloc(ls->nr, sizeof(*head), GFP_KERNEL);
-	valid = kvcalloc(ls->nr, sizeof(*valid), GFP_KERNEL);
-	if (!head || !valid) {
+	c = kvcalloc(ls->nr, sizeof(*c), GFP_KERNEL);
+	if (!c) {
 		err = -ENOMEM;
 		goto out;
 	}
 	for (i = 0; i < ls->nr; i++) {
-		err = lsm_layer_next(ls->l[i], pos, &head[i], scratch, 0);
-		if (err && err != -ENOENT)
-			goto out;
-		valid[i] = !err;
-	}
-	err = 0;
-	while (filled < max) {
-		u64 end = U64_MAX, next_start = U64_MAX;
-		/* Not a sentinel value: a piece may start at U64_MAX. */
-		bool have_next = false;
-		int best = -1;
-		struct lsm_piece *p;
-
-		for (i = 0; i < ls->nr; i++) {
-			if (valid[i] && lsm_last(head[i].start, head[i].len) < pos) {
-				err = lsm_layer_next(ls->l[i], pos, &head[i],
-						     scratch, 0);
-				if (err && err != -ENOENT)
-					goto out;
-				valid[i] = !err;
-				err = 0;
-			}
-			if (!valid[i])
-				continue;
-			if (head[i].start <= pos && best < 0) {
-				best = i;
-			} else if (head[i].start > pos && best < 0) {
-				next_start = min(next_start, head[i].start);
-				have_next = true;
+		c[i].l = ls->l[i];
+		if (c[i].l->run) {
+			c[i].it = lsm_run_iter_create(c[i].l->run);
+			if (!c[i].it) {
+				err = -ENOMEM;
+				goto out;
 			}
 		}
-		if (best < 0) {
+		err = lsm_scan_seek(&c[i], pos, &sg);
+		if (err)
+			goto out;
+	}
+	while (filled < max) {
+		struct lsm_scan_layer *best = NULL;
+		struct lsm_piece *p = &out[filled];
+		u64 end, next_start = 0;
+		/* Not a sentinel value: a piece may start at U64_MAX. */
+		bool have_next = false;
+
+		for (i = 0; i < ls->nr; i++) {
+			err = lsm_scan_reach(&c[i], pos, &sg);
+			if (err)
+				goto out;
+			if (!c[i].valid)
+				continue;
+			if (c[i].start <= pos) {
+				best = &c[i];
+				break;
+			}
+			if (!have_next || c[i].start < next_start)
+				next_start = c[i].start;
+			have_next = true;
+		}
+		if (!best) {
 			if (!have_next) {
 				cur->done = true;
 				break;
@@ -601,37 +737,32 @@ int lsm_store_scan(struct lsm_store *st, struct lsm_scan_cursor *cur,
 			pos = next_start;
 			continue;
 		}
-		end = min(lsm_last(head[best].start, head[best].len),
-			  have_next ? next_start - 1 : U64_MAX);
-		if (!(head[best].ext.flags & LSM_EXT_TOMBSTONE)) {
-			if (head[best].ext.vlen > vbuf_size - used) {
-				if (!filled && vbuf_size < head[best].ext.vlen)
+		end = lsm_last(best->head.start, best->head.len);
+		if (have_next && next_start - 1 < end)
+			end = next_start - 1;
+		if (!(best->head.ext.flags & LSM_EXT_TOMBSTONE)) {
+			if (best->head.ext.vlen > vbuf_size - used) {
+				if (!filled)
 					err = -EOVERFLOW;
 				break;
 			}
-			p = &out[filled];
-			err = lsm_layer_get(ls->l[best], pos, p,
-					    (u8 *)vbuf + used,
-					    head[best].ext.vlen);
-			if (err && err != -ENOENT)
-				goto out;
-			if (err || (p->ext.flags & LSM_EXT_TOMBSTONE) ||
-			    p->ext.vlen != head[best].ext.vlen) {
-				/* The active memtable changed: look again. */
-				valid[best] = false;
-				err = lsm_layer_next(ls->l[best], pos,
-						     &head[best], scratch, 0);
-				if (err && err != -ENOENT)
+			err = lsm_scan_copy(best, pos, p, &sg);
+			if (err == -EAGAIN) {
+				err = lsm_scan_seek(best, pos, &sg);
+				if (err)
 					goto out;
-				valid[best] = !err;
-				err = 0;
 				continue;
 			}
+			if (err)
+				goto out;
 			end = min(end, lsm_last(p->start, p->len));
 			p->start = pos;
 			p->len = end - pos + 1;
-			p->ext.value = (u8 *)vbuf + used;
+			p->ext.value = sg.at;
 			used += p->ext.vlen;
+			sg.at += p->ext.vlen;
+			sg.room = min_t(size_t, vbuf_size - used, LSM_VALUE_MAX);
+			sg.owner = NULL;
 			filled++;
 		}
 		if (end == U64_MAX) {
@@ -643,8 +774,9 @@ int lsm_store_scan(struct lsm_store *st, struct lsm_scan_cursor *cur,
 	if (!cur->done)
 		cur->pos = pos;
 out:
-	kvfree(head);
-	kvfree(valid);
+	for (i = 0; c && i < ls->nr; i++)
+		lsm_run_iter_destroy(c[i].it);
+	kvfree(c);
 	lsm_layers_put(st, ls);
 	return err ? err : filled;
 }

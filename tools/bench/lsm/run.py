@@ -489,6 +489,8 @@ def main():
     ap.add_argument("--num", type=int, help="keys (default 1M)")
     ap.add_argument("--rounds", type=int, help="rounds (default 3)")
     ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--workloads", help="comma-separated workloads to run "
+                    "(default all: " + ",".join(w[0] for w in WORKLOADS) + ")")
     ap.add_argument("--fillsync-writes", type=int,
                     help="synchronous writes per thread (default 10000)")
     ap.add_argument("--seed", type=int, default=301)
@@ -529,6 +531,13 @@ def main():
     args.fillsync_writes = args.fillsync_writes or (200 if args.quick else 10000)
     args.db_dir = args.db_dir or os.path.join(args.out, "lsm-db")
     threads = [int(t) for t in args.threads.split(",")]
+    workloads = WORKLOADS
+    if args.workloads:
+        names = args.workloads.split(",")
+        unknown = set(names) - {w[0] for w in WORKLOADS}
+        if unknown:
+            die(f"unknown workloads: {', '.join(sorted(unknown))}")
+        workloads = [w for w in WORKLOADS if w[0] in names]
     if args.lsm_backend == "dev" and not args.lsm_db:
         die("--lsm-backend dev needs --lsm-db, the block device to attach")
     if not os.access(args.db_bench, os.X_OK):
@@ -551,9 +560,9 @@ def main():
 
     for rnd in range(1, args.rounds + 1):
         order = impls if rnd % 2 else impls[::-1]
-        for wl in WORKLOADS:
+        for wl in workloads:
             if wl[3]:
-                if not any(w[3] for w in WORKLOADS[:WORKLOADS.index(wl)]):
+                if not any(w[3] for w in workloads[:workloads.index(wl)]):
                     for impl in order:
                         attempt(f"prepare {impl}", runner.prepare, impl, rnd)
             for t in threads:
@@ -598,7 +607,8 @@ def main():
         json.dump(doc, f, indent=1)
     if options_text:
         open(os.path.join(args.out, "lsm-rocksdb-OPTIONS.ini"), "w").write(options_text)
-    doc_path = args.doc if args.doc and not args.quick else None
+    doc_path = args.doc if args.doc and not args.quick and \
+        not args.workloads else None
     print(write_reports(doc, args.out, doc_path))
     png = plot(doc, os.path.join(args.out, "lsm.png"))
     print(f"wrote {args.out}/lsm.json, lsm.md, lsm.rst{', lsm.png' if png else ''}",

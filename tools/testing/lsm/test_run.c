@@ -14,6 +14,11 @@
  *   block of the run in its place, the same block of another run, a block
  *   of another store), and every block's read failing: open and lookups
  *   give -EUCLEAN or -EIO, never a wrong piece or value;
+ * - the cursor (lsm_run_iter_*): whole walks across every block boundary
+ *   (each data block read exactly once), seeks forward and back around
+ *   every piece boundary with steps into the next block, values inline
+ *   and in value blocks; on a damaged run it fails and keeps failing,
+ *   never a wrong piece or value;
  * - bad sources, sources that change between the passes, failing writes
  *   and failing allocations;
  * - the filter (units of short pieces) and the exact list of long ones:
@@ -485,6 +490,164 @@ static void check_run(struct lsm_run *run, const struct piece_set *s,
 	}
 }
 
+/* --- The cursor (lsm_run_iter_*) --- */
+
+/* Data blocks of a run as written on @d: what a walk must read, once each. */
+static u64 data_blocks(const struct tdev *d, const struct lsm_run_info *info)
+{
+	u64 b, n = 0;
+
+	for (b = info->first_block; b < info->first_block + info->nr_blocks; b++)
+		n += le16_to_cpu(((const struct lsm_block_header *)
+				  (d->mem + b * LSM_BLOCK_SIZE))->type) ==
+		     LSM_BT_RUN_DATA;
+	return n;
+}
+
+/*
+ * The cursor's piece is the model's @i: its start before the block is
+ * read, then the piece and (as far as @vsize takes) its value.
+ */
+static int expect_cursor(struct lsm_run_iter *it, const struct piece_set *s,
+			 u64 i, u32 vsize)
+{
+	struct lsm_piece got;
+	int err;
+
+	EXPECT(i < s->n);
+	EXPECT(lsm_run_iter_start(it) == s->p[i].start);
+	err = lsm_run_iter_piece(it, &got);
+	if (err)
+		return err;
+	EXPECT(got.ext.value == NULL);
+	got.ext.value = vbuf;
+	memset(vbuf, 0xee, sizeof(vbuf));
+	err = lsm_run_iter_value(it, vbuf, vsize);
+	if (!err)
+		expect_piece(&got, &s->p[i], vsize, vbuf);
+	return err;
+}
+
+/* A damaged run's cursor fails with -EUCLEAN or -EIO, and keeps failing. */
+static bool cursor_failed(struct lsm_run_iter *it, int err, u64 *errors)
+{
+	struct lsm_piece got;
+
+	if (err != -EUCLEAN && err != -EIO)
+		return false;
+	EXPECT(lsm_run_iter_seek(it, 0) == err);
+	EXPECT(lsm_run_iter_next(it) == err);
+	EXPECT(lsm_run_iter_piece(it, &got) == err);
+	(*errors)++;
+	return true;
+}
+
+/*
+ * Walk the whole run with one cursor, piece by piece across every block
+ * boundary, and then seek it back and forth to piece boundaries, against
+ * the model.  Undamaged, the walk without values reads each data block
+ * exactly once.  Damaged, the cursor may fail (counted in *@errors) but
+ * never gives a wrong piece or value.
+ */
+static void check_cursor(struct tdev *d, struct lsm_run *run,
+			 const struct lsm_run_info *info,
+			 const struct piece_set *s, bool damaged, u64 *errors)
+{
+	struct lsm_run_iter *it = lsm_run_iter_create(run);
+	struct lsm_piece got;
+	u64 i, reads, k, n;
+	int err;
+
+	EXPECT(it);
+	/* A walk of pieces alone: every data block read once. */
+	reads = d->reads;
+	err = lsm_run_iter_seek(it, 0);
+	for (i = 0; !err; i++) {
+		EXPECT(i < s->n);
+		EXPECT(lsm_run_iter_start(it) == s->p[i].start);
+		err = lsm_run_iter_piece(it, &got);
+		if (err)
+			break;
+		EXPECT(got.start == s->p[i].start && got.len == s->p[i].len &&
+		       got.ext.seq == s->p[i].ext.seq);
+		err = lsm_run_iter_next(it);
+	}
+	if (damaged && cursor_failed(it, err, errors))
+		goto out;
+	EXPECT(err == -ENOENT && i == s->n);
+	/* (Damaged, a block in another's place miscounts the data blocks.) */
+	EXPECT(damaged || d->reads - reads == data_blocks(d, info));
+	/* Past the end it stays there. */
+	EXPECT(lsm_run_iter_next(it) == -ENOENT);
+
+	/* A walk with values, from a random first seek. */
+	k = rnd_below(2) ? 0 : s->p[0].start;
+	err = lsm_run_iter_seek(it, k);
+	for (i = 0; !err; i++) {
+		/* Damaged, whole values: every value block is read. */
+		err = expect_cursor(it, s, i, damaged ? LSM_VALUE_MAX :
+					      random_vbuf_size());
+		if (!err)
+			err = lsm_run_iter_next(it);
+	}
+	if (damaged && cursor_failed(it, err, errors))
+		goto out;
+	EXPECT(err == -ENOENT && i == s->n);
+
+	/* Seeks forward and back: around each boundary, then at random. */
+	for (n = 0; n < 4 * s->n + 8; n++) {
+		i = rnd_below(s->n);
+		switch (rnd_below(5)) {
+		case 0:
+			k = s->p[i].start ? s->p[i].start - 1 : 0;
+			break;
+		case 1:
+			k = s->p[i].start;
+			break;
+		case 2:
+			k = lsm_last(s->p[i].start, s->p[i].len);
+			break;
+		case 3:
+			k = lsm_last(s->p[i].start, s->p[i].len);
+			k += k != U64_MAX;
+			break;
+		default:
+			k = rnd_below(2) ? rnd() : s->p[i].start +
+				rnd_below(s->p[i].len);
+		}
+		i = model_next(s, k);
+		err = lsm_run_iter_seek(it, k);
+		if (damaged && cursor_failed(it, err, errors))
+			goto out;
+		if (i == s->n) {
+			EXPECT(err == -ENOENT);
+			continue;
+		}
+		EXPECT(err == 0);
+		err = expect_cursor(it, s, i, random_vbuf_size());
+		if (damaged && cursor_failed(it, err, errors))
+			goto out;
+		EXPECT(err == 0);
+		/* And on to the next piece, sometimes into the next block. */
+		if (rnd_below(2)) {
+			err = lsm_run_iter_next(it);
+			if (damaged && cursor_failed(it, err, errors))
+				goto out;
+			if (i + 1 == s->n) {
+				EXPECT(err == -ENOENT);
+				continue;
+			}
+			EXPECT(err == 0);
+			err = expect_cursor(it, s, i + 1, random_vbuf_size());
+			if (damaged && cursor_failed(it, err, errors))
+				goto out;
+			EXPECT(err == 0);
+		}
+	}
+out:
+	lsm_run_iter_destroy(it);
+}
+
 /* Write @s as run @id at @first; the run's info back.  Returns the error. */
 static int write_run(struct tdev *d, u64 store_id, struct piece_set *s,
 		     u64 id, u64 first, struct lsm_run_info *info)
@@ -543,6 +706,7 @@ static void test_roundtrip(unsigned int rounds, u64 max_pieces)
 
 		EXPECT(lsm_run_open(&d.bdev, store, &info, &run) == 0);
 		check_run(run, &s, false, &errors);
+		check_cursor(&d, run, &info, &s, false, &errors);
 		lsm_run_close(run);
 		tdev_destroy(&d);
 		free_set(&s);
@@ -628,6 +792,10 @@ static void test_damage(void)
 				       type == LSM_BT_RUN_VALUE);
 				check_run(run, &s, true, &errors);
 				/* Every data and value block is read by some get. */
+				EXPECT(errors > before);
+				before = errors;
+				check_cursor(&d, run, &info, &s, true, &errors);
+				/* The walk with values reads every block too. */
 				EXPECT(errors > before);
 				lsm_run_close(run);
 			}

@@ -4,7 +4,8 @@
  * in-memory device, then under power cuts.
  *
  * Differential part: random writes of 1 to 4 operations (puts of ranges
- * and points with values, punches; some SYNC), gets, scans with random
+ * and points with values, a few too large for a run's data block, so
+ * kept in its value blocks; punches; some SYNC), gets, scans with random
  * cursors, bounds and buffer sizes, syncs, flushes and close/open, with
  * a small memtable so that runs, log segments and manifest edits come
  * often.  Every get is checked for the extent as stored (key, length,
@@ -128,17 +129,18 @@ static void check_get(struct lsm_store *st, const struct unit *m, u64 k)
 		     (unsigned long long)(to - from + 1));
 }
 
-/* Scan everything from @from with small calls; compare with the model. */
+/* Scan everything from @from in calls of random sizes; compare with the model. */
 static void check_scan(struct lsm_store *st, const struct unit *m, u64 from)
 {
 	static u8 vbuf[2 * LSM_VALUE_MAX];
-	struct lsm_piece out[8];
+	struct lsm_piece out[64];
 	struct lsm_scan_cursor cur = { .pos = from };
 	u64 u = from, calls = 0;
 
 	/* Skip the model's units before the first visible one. */
 	while (!cur.done) {
-		unsigned int max = 1 + rnd() % 8;
+		/* Small calls resume often; large ones cross runs' blocks. */
+		unsigned int max = 1 + rnd() % (rnd() % 2 ? 8 : 64);
 		size_t vsize = rnd() % 2 ? sizeof(vbuf) : 64 + rnd() % 256;
 		int n = lsm_store_scan(st, &cur, out, max, vbuf, vsize);
 
@@ -192,10 +194,24 @@ static void check_all(struct lsm_store *st, const struct unit *m)
 		check_get(st, m, k);
 }
 
+/*
+ * The largest value a write makes: past what a run's data block holds
+ * inline (about 4 KiB), so that runs keep some values in value blocks.
+ */
+#define BIG_VALUE	4500
+
 struct wop {
 	struct lsm_op op;
-	u8 value[600];
+	u8 value[BIG_VALUE];
 };
+
+/* Mostly small values, some larger, and one in 40 out of a data block. */
+static u32 random_vlen(void)
+{
+	if (rnd() % 40 == 0)
+		return 4040 + rnd() % (BIG_VALUE - 4040 + 1);
+	return rnd() % 8 ? rnd() % 100 : rnd() % 600;
+}
 
 static unsigned int make_write(struct wop *w, u64 seq)
 {
@@ -208,8 +224,7 @@ static unsigned int make_write(struct wop *w, u64 seq)
 		o->op.key = rnd() % (UNITS - len + 1);
 		o->op.len = len;
 		o->op.kind = rnd() % 6 ? LSM_OP_PUT : LSM_OP_DELETE;
-		o->op.vlen = o->op.kind == LSM_OP_PUT ?
-			     (rnd() % 8 ? rnd() % 100 : rnd() % 600) : 0;
+		o->op.vlen = o->op.kind == LSM_OP_PUT ? random_vlen() : 0;
 		for (u32 b = 0; b < o->op.vlen; b++)
 			o->value[b] = value_byte(seq, i, b);
 		o->op.value = o->value;
