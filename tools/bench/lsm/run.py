@@ -23,6 +23,17 @@ Workloads (db_bench's names where they exist):
   fillsync             every write synchronous (db_bench's fillsync: its
                        keys come from num / 1000, --writes of them).
 
+Batched writes (only with --workloads):
+  fillseq-batch100, fillrandom-batch100
+                       --batch_size=100 for both drivers: one atomic
+                       write of 100 puts per call (a WriteBatch for
+                       db_bench, one SL_LSM_IOC_BATCH through /dev/sl_lsm)
+
+In a VM (--vm, as tools/bench/lsm/guest-bench-lsm-vm.sh runs it for
+"make bench-lsm-vm"): the store is sl_lsm.ko through /dev/sl_lsm on a raw
+virtio disk (--lsm-backend dev), RocksDB on ext4 on another, and the
+reports are named NAME (--name lsm-vm) with issue 19's VM goal.
+
 Writes, into OUT (default build/bench): lsm.json (machine, configuration
 of both, RocksDB's OPTIONS file, results, ratios, goals), lsm.md, lsm.rst
 (the tables Documentation/lsm-bench.rst shows), lsm.png, the drivers'
@@ -30,6 +41,7 @@ raw output under lsm-raw/, and with --doc rewrites the generated part of
 that page (full runs only).
 
 Usage: run.py [--quick] [--num N] [--rounds R] [--threads 1,2] [--out DIR]
+              [--workloads LIST] [--memtable-bytes B] [--name NAME] [--vm]
               [--lsm-bench PATH | --rocksdb-only] [--doc FILE]
 """
 
@@ -75,15 +87,45 @@ WORKLOADS = [
      "random keys, every write synchronous (durable on return)"),
 ]
 
-# (name, workload, threads, target ratio to RocksDB); the last goal is
-# the store's own 2-thread fillsync against its 1-thread rate.
+# Run only when --workloads names them: db_bench's default is one put
+# per write, and so is the table of the native run.
+BATCH = 100
+EXTRA_WORKLOADS = [
+    ("fillseq-batch100", "fillseq", {"batch_size": BATCH}, False,
+     f"fillseq, {BATCH} puts per write call"),
+    ("fillrandom-batch100", "fillrandom", {"batch_size": BATCH}, False,
+     f"fillrandom, {BATCH} puts per write call"),
+]
+# What the VM run measures (issue 19: fillrandom in the VM, with
+# fillseq, readrandom and readseq beside it).
+VM_WORKLOADS = "fillseq,fillrandom,fillseq-batch100,fillrandom-batch100," \
+    "readrandom,readseq"
+
+# (workload, target ratio to RocksDB) for each thread count; the last
+# native goal is the store's own 2-thread fillsync against its 1-thread
+# rate.
 GOALS = [
     ("fillseq", 1.5), ("fillrandom", 1.5), ("fillrandom-nowal-v0", 3.0),
     ("readrandom", 1.0), ("readseq", 1.0), ("fillsync", 1.0),
 ]
 GROUP_COMMIT_GOAL = 1.6
+# In the VM through ioctls: fillrandom at least RocksDB's in the same VM.
+VM_GOALS = [("fillrandom", 1.0)]
 # Chart labels short enough to sit side by side.
-SHORT = {"fillrandom-nowal-v0": "seed 001\n(v0, no WAL)"}
+SHORT = {"fillrandom-nowal-v0": "seed 001\n(v0, no WAL)",
+         "fillseq-batch100": f"fillseq\nbatch {BATCH}",
+         "fillrandom-batch100": f"fillrandom\nbatch {BATCH}"}
+
+
+def workloads(doc):
+    """The workloads a run measured, in table order."""
+    names = doc["config"].get("workload_names")
+    every = WORKLOADS + EXTRA_WORKLOADS
+    return [w for w in every if names is None or w[0] in names]
+
+
+def goals_of(doc):
+    return VM_GOALS if doc["machine"].get("vm") else GOALS
 
 REPORT_RE = re.compile(
     r"^(?P<name>\S+)\s*:\s*(?P<us>[\d.]+) micros/op (?P<ops_s>\d+) ops/sec\s+"
@@ -137,7 +179,7 @@ def parse_stats(text):
 class Runner:
     def __init__(self, args):
         self.args = args
-        self.raw = os.path.join(args.out, "lsm-raw")
+        self.raw = os.path.join(args.out, f"{args.name}-raw")
         os.makedirs(self.raw, exist_ok=True)
         self.dbdir = os.path.abspath(args.db_dir)
         os.makedirs(self.dbdir, exist_ok=True)
@@ -147,7 +189,7 @@ class Runner:
         a = self.args
         flags = {"num": a.num, "key_size": 8, "value_size": 100,
                  "threads": threads, "batch_size": 1,
-                 "write_buffer_size": MEMTABLE_BYTES,
+                 "write_buffer_size": a.memtable_bytes,
                  "max_write_buffer_number": WRITE_BUFFERS,
                  "seed": a.seed, "histogram": 1, "sync": 0, "disable_wal": 0}
         flags.update(extra)
@@ -240,7 +282,24 @@ def machine(args):
             "lsm_db": args.lsm_db or os.path.join(os.path.abspath(args.db_dir), "lsm.img"),
             "date": datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"),
             "rounds": args.rounds, "num": args.num,
-            "fillsync_writes": args.fillsync_writes}
+            "fillsync_writes": args.fillsync_writes,
+            "vm": vm_machine(args, fs) if args.vm else None}
+
+
+def vm_machine(args, fs):
+    """What a VM run adds: how the guest runs and its two disks."""
+    mem = 0
+    for line in open("/proc/meminfo"):
+        if line.startswith("MemTotal:"):
+            mem = int(line.split()[1]) // 1024
+    dev = os.path.basename(os.path.realpath(args.lsm_db))
+    try:
+        disk = int(open(f"/sys/block/{dev}/size").read()) * 512 >> 20
+    except OSError:
+        disk = None
+    return {"accel": os.environ.get("SL_VM_ACCEL", "unknown"),
+            "memory_mib": mem, "lsm_disk": args.lsm_db,
+            "rocksdb_disk": fs.split()[0] if fs else "?", "disk_mib": disk}
 
 
 def median_record(samples):
@@ -295,9 +354,9 @@ def per_round(a, b):
     return [x / y for x, y in zip(ra, rb) if x is not None and y]
 
 
-def evaluate(results, threads):
+def evaluate(results, threads, vm=False):
     ratios, goals = [], []
-    for name, *_ in WORKLOADS:
+    for name, *_ in WORKLOADS + EXTRA_WORKLOADS:
         for t in threads:
             ours, theirs = find(results, name, OURS, t), find(results, name, PEER, t)
             if not (ours and theirs):
@@ -310,13 +369,16 @@ def evaluate(results, threads):
                            "ratio": statistics.median(pairs) if pairs else
                            ours["ops_per_sec"] / theirs["ops_per_sec"],
                            "per_round": pairs})
-    for name, target in GOALS:
+            ours["ratio"] = ratios[-1]["ratio"]
+    for name, target in VM_GOALS if vm else GOALS:
         for t in threads:
             r = next((x["ratio"] for x in ratios
                       if (x["workload"], x["threads"]) == (name, t)), None)
             goals.append({"goal": f"{name}, {t} thread{'s' if t > 1 else ''}, "
                           "vs RocksDB", "target": target, "measured": r,
                           "met": None if r is None else r >= target})
+    if vm:
+        return ratios, goals
     one, two = find(results, "fillsync", OURS, 1), find(results, "fillsync", OURS, 2)
     pairs = per_round(two, one) if one and two else []
     r = statistics.median(pairs) if pairs else None
@@ -344,7 +406,7 @@ def tables(doc):
     if len(impls) == 2:
         head.append("ratio")
     rows = []
-    for name, *_ in WORKLOADS:
+    for name, *_ in workloads(doc):
         for t in threads:
             row = [name, str(t)]
             cells = [find(res, name, i, t) for i in impls]
@@ -382,6 +444,18 @@ def md_table(head, rows):
 def describe(doc):
     m, c = doc["machine"], doc["config"]
     alone = c.get("rocksdb_only", False)
+    vm = m.get("vm")
+    if vm:
+        return (f"Measured by ``make bench-lsm-vm`` in a QEMU VM ({vm['accel']}), "
+                f"{m['nproc']} vCPUs, {vm['memory_mib']} MiB, kernel {m['kernel']}, "
+                f"on a host {m['cpu']} ({m['date']}): the store is sl_lsm.ko "
+                f"through /dev/sl_lsm on {vm['lsm_disk']}, RocksDB "
+                f"{m['rocksdb_tools']} (Debian's db_bench) on ext4 on "
+                f"{vm['rocksdb_disk']}, two raw images of {vm['disk_mib']} MiB "
+                f"as virtio-blk disks; {c['num']} keys of 8 bytes per thread, "
+                f"100-byte values, memtables of {c['memtable_bytes'] >> 20} MiB; "
+                f"ops/s are the median of {m['rounds']} interleaved rounds, a "
+                "ratio the median of its rounds' ratios.")
     return (("RocksDB alone (``run.py --rocksdb-only``: the store's library "
              "was not built yet), measured" if alone else
              "Measured by ``make bench-lsm``") +
@@ -394,43 +468,49 @@ def describe(doc):
             "its rounds' ratios.")
 
 
-def write_reports(doc, out, rst_doc):
+def write_reports(doc, out, rst_doc, name="lsm"):
+    """NAME.md and NAME.rst into OUT, and the NAME section of RST_DOC
+    (between the markers BENCH-NAME:BEGIN and BENCH-NAME:END)."""
     (h, rows), (gh, grows), (mh, mrows) = tables(doc)
+    marker = "BENCH-" + name.upper()
     failed = [f"- round {f['round']}, {f['cell']}: {f['error']}"
               for f in doc.get("failures", [])]
-    md = ["# lsm_bench against RocksDB's db_bench", "",
+    md = ["# lsm_bench against RocksDB's db_bench" +
+          (" in a VM" if doc["machine"].get("vm") else ""), "",
           describe(doc).replace("``", "`"), ""] + \
         (["**Failed cells** (not in the figures):", ""] + failed + [""] if failed else []) + \
         md_table(h, rows) + \
         ["", "## Goals (issue 19)", ""] + md_table(gh, grows) + \
-        ["", "## Memtable bytes per record (seed 001's workload)", ""] + \
-        md_table(mh, mrows) + \
+        (["", "## Memtable bytes per record (seed 001's workload)", ""] +
+         md_table(mh, mrows) if mrows else []) + \
         ["", "## RocksDB's configuration", "", "db_bench flags:", "", "```",
          " ".join(doc["config"]["rocksdb_command"]), "```", "",
          "lsm_bench flags:", "", "```", " ".join(doc["config"]["lsm_command"]),
          "```", "", "RocksDB's OPTIONS file (from its database directory):", "",
          "```ini", doc["config"].get("rocksdb_options_file", "(none)").rstrip(),
          "```", ""]
-    open(os.path.join(out, "lsm.md"), "w").write("\n".join(md))
-    rst = [".. BENCH-LSM:BEGIN (generated by tools/bench/lsm/run.py; do not edit)", ""]
+    open(os.path.join(out, f"{name}.md"), "w").write("\n".join(md))
+    rst = [f".. {marker}:BEGIN (generated by tools/bench/lsm/run.py; do not edit)", ""]
     rst += textwrap.wrap(describe(doc), 75) + [""]
     rst += rst_table(h, rows) + ["", "Goals of issue 19:", ""]
     rst += rst_table(gh, [[x.replace("**", "") if x == "**not met**" else x
                            for x in r] for r in grows])
-    rst += [""] + textwrap.wrap(
-        "Memtable bytes per record after seed 001's workload (RocksDB keeps "
-        "every put; the store keeps one record per key):", 75) + [""]
-    rst += rst_table(mh, mrows) if mrows else ["(not measured)"]
+    if not doc["machine"].get("vm"):
+        rst += [""] + textwrap.wrap(
+            "Memtable bytes per record after seed 001's workload (RocksDB keeps "
+            "every put; the store keeps one record per key):", 75) + [""]
+        rst += rst_table(mh, mrows) if mrows else ["(not measured)"]
     cmd = [a.replace(TOP + "/", "") for a in doc["config"]["rocksdb_command"]]
     rst += ["", "db_bench's flags::", "",
             "   " + " \\\n     ".join(cmd), "",
-            ".. BENCH-LSM:END"]
-    open(os.path.join(out, "lsm.rst"), "w").write("\n".join(rst) + "\n")
+            f".. {marker}:END"]
+    open(os.path.join(out, f"{name}.rst"), "w").write("\n".join(rst) + "\n")
     if rst_doc:
         text = open(rst_doc).read()
-        pat = re.compile(r"\.\. BENCH-LSM:BEGIN.*?\.\. BENCH-LSM:END", re.S)
+        pat = re.compile(r"\.\. " + re.escape(marker) + r":BEGIN.*?\.\. " +
+                         re.escape(marker) + r":END", re.S)
         if not pat.search(text):
-            die(f"{rst_doc} has no BENCH-LSM markers")
+            die(f"{rst_doc} has no {marker} markers")
         open(rst_doc, "w").write(pat.sub(lambda _: "\n".join(rst), text))
     return "\n".join(md_table(h, rows) + [""] + md_table(gh, grows))
 
@@ -445,7 +525,7 @@ def plot(doc, path):
               file=sys.stderr)
         return False
     res, threads = doc["results"], doc["config"]["threads"]
-    cells = [(name, t) for name, *_ in WORKLOADS for t in threads
+    cells = [(name, t) for name, *_ in workloads(doc) for t in threads
              if find(res, name, PEER, t) or find(res, name, OURS, t)]
     impls = [i for i in (OURS, PEER) if any(r["impl"] == i for r in res)]
     fig, (ax, ax2) = plt.subplots(2, 1, figsize=(11, 7.5),
@@ -460,10 +540,12 @@ def plot(doc, path):
     labels = [f"{SHORT.get(n, n)}\n{t}t" for n, t in cells]
     ax.set_xticklabels(labels, fontsize=8)
     ax.legend()
-    ax.set_title(f"lsm_bench vs RocksDB db_bench, {doc['config']['num']} keys, "
+    ax.set_title(f"lsm_bench vs RocksDB db_bench"
+                 f"{' in a VM (sl_lsm.ko, ext4)' if doc['machine'].get('vm') else ''}, "
+                 f"{doc['config']['num']} keys, "
                  f"median of {doc['machine']['rounds']} rounds")
     ratio = {(x["workload"], x["threads"]): x["ratio"] for x in doc["ratios"]}
-    target = dict(GOALS)
+    target = dict(goals_of(doc))
     xs = range(len(cells))
     ax2.bar(xs, [ratio.get(c, 0) for c in cells], 0.6, color="tab:green")
     ax2.scatter(xs, [target.get(n, 0) for n, _ in cells], marker="_", s=400,
@@ -510,25 +592,47 @@ def main():
                     help="measure RocksDB alone (while the store is not built)")
     ap.add_argument("--doc", help="rewrite the BENCH-LSM section of this page "
                     "(full runs only)")
+    ap.add_argument("--workloads", help="comma list of workloads to run "
+                    "(default: every one but the batched ones; with --vm "
+                    f"{VM_WORKLOADS})")
+    ap.add_argument("--memtable-bytes", type=int, default=MEMTABLE_BYTES,
+                    help="--write_buffer_size of both (default %(default)s)")
+    ap.add_argument("--name", default="lsm",
+                    help="reports NAME.json, .md, .rst, .png, raw output "
+                    "under NAME-raw/, and the BENCH-NAME section of --doc "
+                    "(default %(default)s)")
+    ap.add_argument("--vm", action="store_true",
+                    help="in a VM: record the guest and its disks, and "
+                    "judge by issue 19's VM goal (fillrandom >= 1.0x)")
     ap.add_argument("--from-json", metavar="LSM_JSON",
                     help="measure nothing: write the reports (and --doc) from "
                     "an earlier run's lsm.json")
     args = ap.parse_args()
+    name = args.name
     if args.from_json:
         doc = json.load(open(args.from_json))
-        doc["ratios"], doc["goals"] = evaluate(doc["results"],
-                                               doc["config"]["threads"])
+        doc["ratios"], doc["goals"] = evaluate(
+            doc["results"], doc["config"]["threads"],
+            vm=bool(doc["machine"].get("vm")))
         os.makedirs(args.out, exist_ok=True)
-        with open(os.path.join(args.out, "lsm.json"), "w") as f:
+        with open(os.path.join(args.out, f"{name}.json"), "w") as f:
             json.dump(doc, f, indent=1)
-        print(write_reports(doc, args.out, args.doc))
-        plot(doc, os.path.join(args.out, "lsm.png"))
+        print(write_reports(doc, args.out, args.doc, name))
+        plot(doc, os.path.join(args.out, f"{name}.png"))
         return
     args.num = args.num or (100000 if args.quick else 10000000 if args.big else 1000000)
     args.rounds = args.rounds or (1 if args.quick else 3)
     args.fillsync_writes = args.fillsync_writes or (200 if args.quick else 10000)
     args.db_dir = args.db_dir or os.path.join(args.out, "lsm-db")
     threads = [int(t) for t in args.threads.split(",")]
+    every = WORKLOADS + EXTRA_WORKLOADS
+    names = (args.workloads or (VM_WORKLOADS if args.vm else
+                                ",".join(w[0] for w in WORKLOADS))).split(",")
+    unknown = [n for n in names if n not in [w[0] for w in every]]
+    if unknown:
+        die(f"unknown workloads {', '.join(unknown)}: "
+            f"{', '.join(w[0] for w in every)}")
+    chosen = [w for w in every if w[0] in names]
     if args.lsm_backend == "dev" and not args.lsm_db:
         die("--lsm-backend dev needs --lsm-db, the block device to attach")
     if not os.access(args.db_bench, os.X_OK):
@@ -551,9 +655,9 @@ def main():
 
     for rnd in range(1, args.rounds + 1):
         order = impls if rnd % 2 else impls[::-1]
-        for wl in WORKLOADS:
+        for wl in chosen:
             if wl[3]:
-                if not any(w[3] for w in WORKLOADS[:WORKLOADS.index(wl)]):
+                if not any(w[3] for w in chosen[:chosen.index(wl)]):
                     for impl in order:
                         attempt(f"prepare {impl}", runner.prepare, impl, rnd)
             for t in threads:
@@ -566,25 +670,28 @@ def main():
                     print(f"round {rnd}: {wl[0]:20} {t}t {impl:8} "
                           f"{rec['ops_per_sec']:12,.0f} ops/s", file=sys.stderr)
     results = []
-    for (name, impl, t), recs in samples.items():
+    for (wname, impl, t), recs in samples.items():
         by_round = {x["round"]: x["ops_per_sec"] for x in recs}
         r = median_record(recs)
         r["rounds"] = [by_round.get(n) for n in range(1, args.rounds + 1)]
-        r.update(workload=name, impl=impl, threads=t,
-                 num=args.num // t if name == "fillrandom-nowal-v0" else args.num)
+        r.update(workload=wname, impl=impl, threads=t,
+                 num=args.num // t if wname == "fillrandom-nowal-v0" else args.num,
+                 kernel=platform.release())
         results.append(r)
     opts = sorted((f for f in os.listdir(os.path.join(runner.dbdir, PEER))
                    if f.startswith("OPTIONS-")),
                   key=lambda f: int(f.split("-")[1]))
     options_text = open(os.path.join(runner.dbdir, PEER, opts[-1])).read() if opts else ""
-    ratios, goals = evaluate(results, threads)
+    ratios, goals = evaluate(results, threads, vm=args.vm)
     sample_flags = runner.common(1, {})
     doc = {"machine": machine(args),
            "config": {"num": args.num, "threads": threads, "seed": args.seed,
                       "fillsync_writes": args.fillsync_writes,
-                      "memtable_bytes": MEMTABLE_BYTES, "write_buffers": WRITE_BUFFERS,
+                      "memtable_bytes": args.memtable_bytes,
+                      "write_buffers": WRITE_BUFFERS,
+                      "workload_names": [w[0] for w in chosen],
                       "workloads": [{"name": w[0], "benchmark": w[1], "flags": w[2],
-                                     "prepared": w[3], "about": w[4]} for w in WORKLOADS],
+                                     "prepared": w[3], "about": w[4]} for w in chosen],
                       "rocksdb_command": runner.command(PEER, "fillrandom", sample_flags),
                       "lsm_command": runner.command(OURS, "fillrandom", sample_flags),
                       "rocksdb_options_file": options_text},
@@ -594,17 +701,17 @@ def main():
     doc["config"]["rocksdb_only"] = args.rocksdb_only
     if args.rocksdb_only:
         doc["config"]["lsm_command"] = ["(not run: --rocksdb-only)"]
-    with open(os.path.join(args.out, "lsm.json"), "w") as f:
+    with open(os.path.join(args.out, f"{name}.json"), "w") as f:
         json.dump(doc, f, indent=1)
     if options_text:
-        open(os.path.join(args.out, "lsm-rocksdb-OPTIONS.ini"), "w").write(options_text)
+        open(os.path.join(args.out, f"{name}-rocksdb-OPTIONS.ini"), "w").write(options_text)
     doc_path = args.doc if args.doc and not args.quick else None
-    print(write_reports(doc, args.out, doc_path))
-    png = plot(doc, os.path.join(args.out, "lsm.png"))
-    print(f"wrote {args.out}/lsm.json, lsm.md, lsm.rst{', lsm.png' if png else ''}",
-          file=sys.stderr)
+    print(write_reports(doc, args.out, doc_path, name))
+    png = plot(doc, os.path.join(args.out, f"{name}.png"))
+    print(f"wrote {args.out}/{name}.json, {name}.md, {name}.rst"
+          f"{f', {name}.png' if png else ''}", file=sys.stderr)
     if failures:
-        die(f"{len(failures)} cells failed (lsm.json's \"failures\"; lsm-raw/)")
+        die(f"{len(failures)} cells failed ({name}.json's \"failures\"; {name}-raw/)")
 
 
 if __name__ == "__main__":
