@@ -171,6 +171,16 @@ def parse_report(text, benchmark):
     return None
 
 
+def disk_stat(dev):
+    """Reads, writes and their KiB so far on /sys/block/DEV, or None."""
+    try:
+        f = [int(x) for x in open(f"/sys/block/{dev}/stat").read().split()]
+    except (OSError, TypeError, ValueError):
+        return None
+    return {"reads": f[0], "read_kib": f[2] // 2, "writes": f[4],
+            "write_kib": f[6] // 2, "flushes": f[15] if len(f) > 15 else 0}
+
+
 def parse_stats(text):
     return {m["key"]: int(m["val"]) for m in
             (STAT_RE.match(line.strip()) for line in text.splitlines()) if m}
@@ -235,6 +245,8 @@ class Runner:
         extra = dict(extra)
         if name == "fillsync":
             extra["writes"] = self.args.fillsync_writes
+        if name == "readrandom" and self.args.reads:
+            extra["reads"] = self.args.reads
         if name == "fillrandom-nowal-v0":
             extra["num"] = self.args.num // threads
         flags = self.common(threads, extra)
@@ -243,7 +255,10 @@ class Runner:
             flags["use_existing_db"] = 1
         if name == "fillrandom-nowal-v0":
             benchmarks += ",memstats"
+        disk = self.disk_of(impl)
+        before = disk_stat(disk)
         out = self.run(impl, benchmarks, flags, f"r{rnd}-{name}-t{threads}")
+        after = disk_stat(disk)
         rec = parse_report(out, bench)
         if rec is None:
             raise CellFailed(f"{impl}: no report line for {bench} "
@@ -253,7 +268,22 @@ class Runner:
             raise CellFailed(f"{impl}: readrandom found {rec['found']} of "
                              f"{rec['reads']} keys of a database filled with every key")
         rec["stats"] = parse_stats(out)
+        if before and after:
+            # Everything the cell's process did to its disk, from open
+            # to close (the database's opening and its last writes too).
+            rec["disk"] = {"device": disk, **{k: after[k] - before[k] for k in after}}
         return rec
+
+    def disk_of(self, impl):
+        """The block device under an implementation's database, if the
+        run has one per implementation (--vm): its I/O is counted."""
+        if not self.args.vm:
+            return None
+        if impl == OURS:
+            return os.path.basename(os.path.realpath(self.args.lsm_db))
+        src = subprocess.run(["findmnt", "-n", "-o", "SOURCE", "-T", self.dbdir],
+                             stdout=subprocess.PIPE, text=True).stdout.strip()
+        return os.path.basename(src) if src.startswith("/dev/") else None
 
     def prepare(self, impl, rnd):
         """A database with keys 0..num-1 written in order and flushed."""
@@ -282,7 +312,7 @@ def machine(args):
             "lsm_db": args.lsm_db or os.path.join(os.path.abspath(args.db_dir), "lsm.img"),
             "date": datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"),
             "rounds": args.rounds, "num": args.num,
-            "fillsync_writes": args.fillsync_writes,
+            "fillsync_writes": args.fillsync_writes, "reads": args.reads,
             "vm": vm_machine(args, fs) if args.vm else None}
 
 
@@ -436,6 +466,26 @@ def tables(doc):
           "bytes per live key"], mem_rows)
 
 
+def disk_rows(doc):
+    """Disk requests per operation in the VM, from each cell's median
+    round: where a read goes to the disk rather than a cache."""
+    res, threads = doc["results"], doc["config"]["threads"]
+    rows = []
+    for name, *_ in workloads(doc):
+        for t in threads:
+            row = [name, str(t)]
+            for impl in (OURS, PEER):
+                c = find(res, name, impl, t)
+                d = (c or {}).get("disk")
+                ops = (c or {}).get("operations")
+                row += [f"{d['reads'] / ops:.2f}" if d and ops else "n/a",
+                        f"{d['write_kib'] * 1024 / ops:.0f}" if d and ops else "n/a"]
+            rows.append(row)
+    head = ["workload", "threads", "lsm reads/op", "lsm bytes written/op",
+            "rocksdb reads/op", "rocksdb bytes written/op"]
+    return head, rows if any(r[2] != "n/a" for r in rows) else []
+
+
 def md_table(head, rows):
     return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + \
         ["| " + " | ".join(r) + " |" for r in rows]
@@ -452,7 +502,8 @@ def describe(doc):
                 f"through /dev/sl_lsm on {vm['lsm_disk']}, RocksDB "
                 f"{m['rocksdb_tools']} (Debian's db_bench) on ext4 on "
                 f"{vm['rocksdb_disk']}, two raw images of {vm['disk_mib']} MiB "
-                f"as virtio-blk disks; {c['num']} keys of 8 bytes per thread, "
+                f"as virtio-blk disks; {c['num']} keys of 8 bytes per thread"
+                f"{', readrandom %d reads per thread' % c['reads'] if c.get('reads') else ''}, "
                 f"100-byte values, memtables of {c['memtable_bytes'] >> 20} MiB; "
                 f"ops/s are the median of {m['rounds']} interleaved rounds, a "
                 "ratio the median of its rounds' ratios.")
@@ -475,6 +526,10 @@ def write_reports(doc, out, rst_doc, name="lsm"):
     marker = "BENCH-" + name.upper()
     failed = [f"- round {f['round']}, {f['cell']}: {f['error']}"
               for f in doc.get("failures", [])]
+    dh, drows = disk_rows(doc)
+    disk_text = ("Disk requests per operation (each cell's median round, "
+                 "from /sys/block/DEV/stat around the driver's process, its "
+                 "opening of the database included):")
     md = ["# lsm_bench against RocksDB's db_bench" +
           (" in a VM" if doc["machine"].get("vm") else ""), "",
           describe(doc).replace("``", "`"), ""] + \
@@ -483,6 +538,8 @@ def write_reports(doc, out, rst_doc, name="lsm"):
         ["", "## Goals (issue 19)", ""] + md_table(gh, grows) + \
         (["", "## Memtable bytes per record (seed 001's workload)", ""] +
          md_table(mh, mrows) if mrows else []) + \
+        (["", "## Disk I/O", "", disk_text, ""] + md_table(dh, drows)
+         if drows else []) + \
         ["", "## RocksDB's configuration", "", "db_bench flags:", "", "```",
          " ".join(doc["config"]["rocksdb_command"]), "```", "",
          "lsm_bench flags:", "", "```", " ".join(doc["config"]["lsm_command"]),
@@ -500,6 +557,10 @@ def write_reports(doc, out, rst_doc, name="lsm"):
             "Memtable bytes per record after seed 001's workload (RocksDB keeps "
             "every put; the store keeps one record per key):", 75) + [""]
         rst += rst_table(mh, mrows) if mrows else ["(not measured)"]
+    if drows:
+        rst += [""] + textwrap.wrap(disk_text.replace("/sys", "``/sys")
+                                    .replace("stat ", "stat`` "), 75) + [""]
+        rst += rst_table(dh, drows)
     cmd = [a.replace(TOP + "/", "") for a in doc["config"]["rocksdb_command"]]
     rst += ["", "db_bench's flags::", "",
             "   " + " \\\n     ".join(cmd), "",
@@ -573,6 +634,8 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--fillsync-writes", type=int,
                     help="synchronous writes per thread (default 10000)")
+    ap.add_argument("--reads", type=int,
+                    help="readrandom's reads per thread (default --num)")
     ap.add_argument("--seed", type=int, default=301)
     ap.add_argument("--cache-bytes", type=int, default=8 << 20,
                     help="RocksDB's block cache (default %(default)s)")
@@ -687,6 +750,7 @@ def main():
     doc = {"machine": machine(args),
            "config": {"num": args.num, "threads": threads, "seed": args.seed,
                       "fillsync_writes": args.fillsync_writes,
+                      "reads": args.reads,
                       "memtable_bytes": args.memtable_bytes,
                       "write_buffers": WRITE_BUFFERS,
                       "workload_names": [w[0] for w in chosen],
