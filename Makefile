@@ -183,13 +183,15 @@ check-vm: check-kernel
 # The store in both kernels (tools/vm/guest-lsm.sh), each on a fresh
 # sparse image of LSM_DISK_MB as a virtio disk with serial "sllsm", and a
 # 2 MiB one ("sllsmsmall") for the too-small refusal; SL_LSM_SECONDS of
-# eight threads against a model.  Then a second boot on the same image
+# eight threads against a model; a few thousand keys of lsm_bench_dev,
+# make bench-lsm-vm's driver.  Then a second boot on the same image
 # reads back what the first one left.
 LSM_DISK_MB ?= 256
 LSM_SECONDS ?= 4
 check-vm-lsm: check-kernel
 	$(MAKE) -C selftests/lsm
 	$(MAKE) -C tools/slctl
+	$(MAKE) -C tools/bench/lsm dev BUILD=$(BUILD)/bench-obj/lsm
 	@mkdir -p $(BUILD)/vm
 	@for k in 6.1 6.12; do \
 		img=$(BUILD)/vm/lsm-$$k.img small=$(BUILD)/vm/lsm-small-$$k.img; \
