@@ -497,8 +497,8 @@ def describe(doc):
     vm = m.get("vm")
     if vm:
         return (f"Measured by ``make bench-lsm-vm`` in a QEMU VM ({vm['accel']}), "
-                f"{m['nproc']} vCPUs, {vm['memory_mib']} MiB, kernel {m['kernel']}, "
-                f"on a host {m['cpu']} ({m['date']}): the store is sl_lsm.ko "
+                f"{m['nproc']} vCPUs ({m['cpu']}), {vm['memory_mib']} MiB, kernel "
+                f"{m['kernel']} ({m['date']}): the store is sl_lsm.ko "
                 f"through /dev/sl_lsm on {vm['lsm_disk']}, RocksDB "
                 f"{m['rocksdb_tools']} (Debian's db_bench) on ext4 on "
                 f"{vm['rocksdb_disk']}, two raw images of {vm['disk_mib']} MiB "
