@@ -59,7 +59,7 @@
 #                    raw virtio disk against db_bench on ext4 on another
 #                    of the same size; build/bench/lsm-vm.{md,json,png,rst}
 #                    and the VM section of Documentation/lsm-bench.rst
-#                    (about 15 min under software emulation)
+#                    (15-20 min under software emulation)
 #   make help        this text
 
 TOP := $(CURDIR)
@@ -435,16 +435,16 @@ bench-lsm: setup
 # ext4 in the guest; BENCH_LSM_VM_CPUS vCPUs, slab debugging off and the
 # TSC as the clock (both drivers read the clock around every operation:
 # emulated HPET reads would be measured).  BENCH_LSM_VM_ARGS go to
-# run.py: 50K keys per thread, 4 MiB memtables, 5000 reads per thread
+# run.py: 30K keys per thread, 4 MiB memtables, 3000 reads per thread
 # for readrandom and 3 rounds by default (Documentation/lsm-bench.rst
 # says why).  The guest cannot write to the
 # tree: the host regenerates the reports and, unless BENCH_LSM_VM_DOC is
 # empty, the page's section from the guest's lsm-vm.json.  A smoke run:
-# BENCH_LSM_VM_ARGS="--rounds 1 --num 20000" BENCH_LSM_VM_DOC=
+# BENCH_LSM_VM_ARGS="--rounds 1 --num 5000" BENCH_LSM_VM_DOC=
 BENCH_LSM_VM_KERNEL ?= 6.1
 BENCH_LSM_VM_CPUS ?= 2
 BENCH_LSM_VM_DISK_MB ?= 2048
-BENCH_LSM_VM_ARGS ?= --num 50000 --memtable-bytes 4194304 --reads 5000 --rounds 3
+BENCH_LSM_VM_ARGS ?= --num 30000 --memtable-bytes 4194304 --reads 3000 --rounds 3
 BENCH_LSM_VM_DOC ?= --doc $(TOP)/Documentation/lsm-bench.rst
 BENCH_LSM_VM_KREL = $(if $(filter 6.12,$(BENCH_LSM_VM_KERNEL)),$(KREL_612),$(KREL_61))
 bench-lsm-vm: setup
@@ -455,7 +455,7 @@ bench-lsm-vm: setup
 	rm -f $(BUILD)/vm/bench-lsm.img $(BUILD)/vm/bench-ext4.img
 	truncate -s $(BENCH_LSM_VM_DISK_MB)M $(BUILD)/vm/bench-lsm.img
 	truncate -s $(BENCH_LSM_VM_DISK_MB)M $(BUILD)/vm/bench-ext4.img
-	$(TOP)/tools/vm/vm-run --kernel $(BENCH_LSM_VM_KERNEL) --timeout 2400 \
+	$(TOP)/tools/vm/vm-run --kernel $(BENCH_LSM_VM_KERNEL) --timeout 3600 \
 		--cpus $(BENCH_LSM_VM_CPUS) --memory 3G \
 		--append "slub_debug=- clocksource=tsc tsc=reliable" \
 		--drive $(BUILD)/vm/bench-lsm.img:slbenchlsm \
