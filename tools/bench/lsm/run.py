@@ -479,10 +479,12 @@ def disk_rows(doc):
                 d = (c or {}).get("disk")
                 ops = (c or {}).get("operations")
                 row += [f"{d['reads'] / ops:.2f}" if d and ops else "n/a",
+                        f"{d['writes'] / ops:.3f}" if d and ops else "n/a",
                         f"{d['write_kib'] * 1024 / ops:.0f}" if d and ops else "n/a"]
             rows.append(row)
-    head = ["workload", "threads", "lsm reads/op", "lsm bytes written/op",
-            "rocksdb reads/op", "rocksdb bytes written/op"]
+    head = ["workload", "threads", "lsm reads/op", "lsm writes/op",
+            "lsm bytes/op", "rocksdb reads/op", "rocksdb writes/op",
+            "rocksdb bytes/op"]
     return head, rows if any(r[2] != "n/a" for r in rows) else []
 
 
@@ -529,7 +531,9 @@ def write_reports(doc, out, rst_doc, name="lsm"):
     dh, drows = disk_rows(doc)
     disk_text = ("Disk requests per operation (each cell's median round, "
                  "from /sys/block/DEV/stat around the driver's process, its "
-                 "opening of the database included):")
+                 "opening of the database included; bytes/op are bytes "
+                 "written; what ext4 holds in the page cache when the "
+                 "process ends is written later and not counted):")
     md = ["# lsm_bench against RocksDB's db_bench" +
           (" in a VM" if doc["machine"].get("vm") else ""), "",
           describe(doc).replace("``", "`"), ""] + \
