@@ -613,8 +613,9 @@ def plot(doc, path):
     target = dict(goals_of(doc))
     xs = range(len(cells))
     ax2.bar(xs, [ratio.get(c, 0) for c in cells], 0.6, color="tab:green")
-    ax2.scatter(xs, [target.get(n, 0) for n, _ in cells], marker="_", s=400,
-                color="red", label="goal", zorder=3)
+    goal_x = [x for x, (n, _) in zip(xs, cells) if n in target]
+    ax2.scatter(goal_x, [target[cells[x][0]] for x in goal_x], marker="_",
+                s=400, color="red", label="goal", zorder=3)
     ax2.axhline(1.0, color="grey", lw=0.8)
     ax2.set_ylabel("lsm / RocksDB")
     ax2.set_xticks(list(xs))
