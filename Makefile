@@ -55,6 +55,13 @@
 #                    file) against RocksDB's db_bench on the same file
 #                    system, rounds interleaved; build/bench/lsm.{md,json,
 #                    png,rst} (BENCH_LSM_ARGS=--quick: 100K keys, one round)
+#   make bench-lsm-vm
+#                    the same drivers in a VM (Debian's 6.1; BENCH_LSM_VM_
+#                    KERNEL=6.12): lsm_bench_dev through /dev/sl_lsm on a
+#                    raw virtio disk against db_bench on ext4 on another
+#                    of the same size; build/bench/lsm-vm.{md,json,png,rst}
+#                    and the VM section of Documentation/lsm-bench.rst
+#                    (15-20 min under software emulation)
 #   make help        this text
 
 TOP := $(CURDIR)
@@ -77,7 +84,7 @@ KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h extent/*.[ch] \
 	demo bench-build bench-smoke bench-user bench-user-quick bench-leaf-sweep \
 	bench-lookup-cachesim \
 	bench-kernel bench-tcg-profile bench-native-build bench-alloc-native bench-iommu \
-	bench-lsm bench-lsm-pool clean help
+	bench-lsm bench-lsm-vm bench-lsm-pool clean help
 
 all: modules
 
@@ -178,14 +185,16 @@ check-vm: check-kernel
 # The store in both kernels (tools/vm/guest-lsm.sh), each on a fresh
 # sparse image of LSM_DISK_MB as a virtio disk with serial "sllsm", and a
 # 2 MiB one ("sllsmsmall") for the too-small refusal; SL_LSM_SECONDS of
-# eight threads against a model.  The 6.12 boot is also the reboot: it
-# first reads back what the 6.1 boot left on its image (another kernel
-# reading the store is the stronger test, and a boot fewer).
+# eight threads against a model; a few thousand keys of lsm_bench_dev,
+# make bench-lsm-vm's driver.  The 6.12 boot is also the reboot: it first
+# reads back what the 6.1 boot left on its image (another kernel reading
+# the store is the stronger test, and a boot fewer).
 LSM_DISK_MB ?= 256
 LSM_SECONDS ?= 4
 check-vm-lsm: check-kernel
 	$(MAKE) -C selftests/lsm
 	$(MAKE) -C tools/slctl
+	$(MAKE) -C tools/bench/lsm dev BUILD=$(BUILD)/bench-obj/lsm
 	@mkdir -p $(BUILD)/vm
 	@prev=; for k in 6.1 6.12; do \
 		img=$(BUILD)/vm/lsm-$$k.img small=$(BUILD)/vm/lsm-small-$$k.img; \
@@ -438,6 +447,46 @@ bench-lsm: setup
 		--lsm-bench $(BUILD)/bench-obj/lsm/lsm_bench \
 		--doc $(TOP)/Documentation/lsm-bench.rst $(BENCH_LSM_ARGS)
 	@cat $(BENCH_DIR)/lsm.md
+
+# The store through /dev/sl_lsm in a VM against db_bench on ext4 in the
+# same VM (tools/bench/lsm/guest-bench-lsm-vm.sh): two sparse raw images
+# of BENCH_LSM_VM_DISK_MB as virtio-blk disks, one the store's, one made
+# ext4 in the guest; BENCH_LSM_VM_CPUS vCPUs, slab debugging off and the
+# TSC as the clock (both drivers read the clock around every operation:
+# emulated HPET reads would be measured).  BENCH_LSM_VM_ARGS go to
+# run.py: 30K keys per thread, 4 MiB memtables, 3000 reads per thread
+# for readrandom and 3 rounds by default (Documentation/lsm-bench.rst
+# says why).  The guest cannot write to the
+# tree: the host regenerates the reports and, unless BENCH_LSM_VM_DOC is
+# empty, the page's section from the guest's lsm-vm.json.  A smoke run:
+# BENCH_LSM_VM_ARGS="--rounds 1 --num 5000" BENCH_LSM_VM_DOC=
+BENCH_LSM_VM_KERNEL ?= 6.1
+BENCH_LSM_VM_CPUS ?= 2
+BENCH_LSM_VM_DISK_MB ?= 2048
+BENCH_LSM_VM_ARGS ?= --num 30000 --memtable-bytes 4194304 --reads 3000 --rounds 3
+BENCH_LSM_VM_DOC ?= --doc $(TOP)/Documentation/lsm-bench.rst
+BENCH_LSM_VM_KREL = $(if $(filter 6.12,$(BENCH_LSM_VM_KERNEL)),$(KREL_612),$(KREL_61))
+bench-lsm-vm: setup
+	$(MAKE) modules KDIR=/lib/modules/$(BENCH_LSM_VM_KREL)/build
+	$(MAKE) -C tools/bench/lsm dev BUILD=$(BUILD)/bench-obj/lsm
+	rm -rf $(BENCH_DIR)/lsm-vm-guest
+	mkdir -p $(BENCH_DIR)/lsm-vm-guest $(BUILD)/vm
+	rm -f $(BUILD)/vm/bench-lsm.img $(BUILD)/vm/bench-ext4.img
+	truncate -s $(BENCH_LSM_VM_DISK_MB)M $(BUILD)/vm/bench-lsm.img
+	truncate -s $(BENCH_LSM_VM_DISK_MB)M $(BUILD)/vm/bench-ext4.img
+	$(TOP)/tools/vm/vm-run --kernel $(BENCH_LSM_VM_KERNEL) --timeout 3600 \
+		--cpus $(BENCH_LSM_VM_CPUS) --memory 3G \
+		--append "slub_debug=- clocksource=tsc tsc=reliable" \
+		--drive $(BUILD)/vm/bench-lsm.img:slbenchlsm \
+		--drive $(BUILD)/vm/bench-ext4.img:slbenchext4 \
+		--out $(BENCH_DIR)/lsm-vm-guest -- \
+		tools/bench/lsm/guest-bench-lsm-vm.sh $(BENCH_DIR)/lsm-vm-guest \
+		$(BENCH_LSM_VM_ARGS)
+	$(PY) tools/bench/lsm/run.py --name lsm-vm --out $(BENCH_DIR) \
+		--from-json $(BENCH_DIR)/lsm-vm-guest/lsm-vm.json \
+		$(BENCH_LSM_VM_DOC) > /dev/null
+	rm -f $(BUILD)/vm/bench-lsm.img $(BUILD)/vm/bench-ext4.img
+	@cat $(BENCH_DIR)/lsm-vm.md
 
 # The allocator workloads of sl_bench.ko built as a native program
 # (tools/bench/kernel/native/): the module's own workload and allocator

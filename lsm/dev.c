@@ -495,6 +495,7 @@ static long lsm_dev_get(struct lsm_dev *dev, struct sl_lsm_ioc_get *req)
 {
 	struct sl_lsm_ioc_get_rec *recs;
 	unsigned int i, j, found = 0;
+	size_t need = 0;
 	u8 *vbuf = NULL;
 	long ret = 0;
 
@@ -517,8 +518,15 @@ static long lsm_dev_get(struct lsm_dev *dev, struct sl_lsm_ioc_get *req)
 		recs[i].len = 0;
 		recs[i].seq = 0;
 		recs[i].vlen = 0;
+		need += lsm_dev_get_room(&recs[i]);
 	}
-	vbuf = kvmalloc(LSM_DEV_GET_CHUNK, GFP_KERNEL_ACCOUNT);
+	/*
+	 * No bigger than the call needs: a lookup of one key (readrandom's
+	 * case) then gets one kmalloc of its room, where a whole chunk
+	 * would be a vmalloc of 256 pages and their mapping per call.
+	 */
+	vbuf = kvmalloc(clamp_t(size_t, need, 1, LSM_DEV_GET_CHUNK),
+			GFP_KERNEL_ACCOUNT);
 	if (!vbuf) {
 		ret = -ENOMEM;
 		goto out;

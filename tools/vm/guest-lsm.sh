@@ -2,40 +2,30 @@
 # SPDX-License-Identifier: GPL-2.0
 # Runs in the guest (tools/vm/vm-run with the drives "make check-vm-lsm"
 # gives it): the store's kernel suite on the running kernel.
-#  1. skiplist.ko and sl_extent.ko unless loaded, libcrc32c (a module in
-#     Debian's kernels: insmod does not resolve dependencies), sl_lsm.ko.
+#  1. sl_lsm.ko and what it needs (guest-lib.sh's lsm_load).
 #  2. The kselftests of /dev/sl_lsm (selftests/lsm) on the scratch disk
 #     whose virtio serial is "sllsm", and the too-small refusal on the one
 #     whose serial is "sllsmsmall".
-#  3. selftests/lsm/lsm_lifecycle.sh: slctl lsm, the module reference of
+#  3. lsm_bench_dev (make bench-lsm-vm's driver) on a few thousand keys:
+#     each workload must report its ops/s, and readrandom find every key.
+#  4. selftests/lsm/lsm_lifecycle.sh: slctl lsm, the module reference of
 #     an attached store, rmmod and insmod with the data read back.
-#  4. sl_lsm.ko unloaded (vm-run's log check catches what it leaves).
+#  5. sl_lsm.ko unloaded (vm-run's log check catches what it leaves).
 # Given a disk whose serial is "sllsmprev", it first reads back
 # (lsm_lifecycle.sh --after-reboot) what an earlier boot's lifecycle left
 # there: make check-vm-lsm passes 6.1's disk to the 6.12 boot.
 # SL_LSM_SECONDS and SL_LSM_THREADS pass through to the concurrency test;
 # SL_KMOD_ROOT names another tree of modules than make's.
 kroot=${SL_KMOD_ROOT:-build/kmod-$(uname -r)}
-kmod=$kroot/skiplist
-ekmod=$kroot/extent
 lkmod=$kroot/lsm
 tests=build/selftests/lsm
+bench=build/bench-obj/lsm/lsm_bench_dev
 . "$(dirname "$0")/guest-lib.sh"
 
 disk=$(disk_by_serial sllsm) ||
 	{ echo "guest: no virtio disk with serial sllsm: run 'make check-vm-lsm'"; exit 1; }
 small=$(disk_by_serial sllsmsmall) || small=
-for f in "$kmod/skiplist.ko" "$ekmod/sl_extent.ko" "$lkmod/sl_lsm.ko"; do
-	[ -f "$f" ] || { echo "guest: $f missing: run 'make check-vm-lsm'"; exit 1; }
-done
-
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-[ -d /sys/module/skiplist ] || insmod "$kmod/skiplist.ko" || exit 1
-[ -d /sys/module/sl_extent ] || insmod "$ekmod/sl_extent.ko" || exit 1
-# crc32c() is libcrc32c's: built in, already loaded, or a module to load.
-grep -qw crc32c /proc/kallsyms || modprobe libcrc32c || exit 1
-insmod "$lkmod/sl_lsm.ko" || exit 1
-[ -c /dev/sl_lsm ] || fail "/dev/sl_lsm missing after insmod"
+lsm_load "$kroot" || { echo "guest: cannot load sl_lsm.ko: run 'make check-vm-lsm'"; exit 1; }
 [ "$(stat -c %a /dev/sl_lsm)" = 600 ] || fail "/dev/sl_lsm is not 0600"
 took "loading sl_lsm.ko"
 
@@ -56,6 +46,28 @@ for t in lsm_ioctl_test lsm_badinput_test lsm_concurrency_test; do
 	esac
 	took "lsm/$t"
 done
+
+# The benchmark's driver through /dev/sl_lsm (make bench-lsm-vm), briefly,
+# so that a change to the ioctls that breaks it fails here: a few thousand
+# puts, one per ioctl and in batches, read back.  Before the lifecycle
+# test, whose store the next boot reads.
+echo "guest: running lsm_bench_dev on $disk"
+if [ -x "$bench" ]; then
+	"$bench" --db="$disk" --num=3000 --seed=19 \
+		--benchmarks=fillrandom,fillseq,flush,readrandom > /tmp/lsm_bench_dev.txt 2>&1 &&
+	"$bench" --db="$disk" --num=3000 --seed=19 --batch_size=100 \
+		--benchmarks=fillrandom,readseq >> /tmp/lsm_bench_dev.txt 2>&1
+	rc=$?
+	for b in fillrandom readrandom fillseq readseq; do
+		grep -Eq "^$b +: +[0-9.]+ micros/op [1-9][0-9]* ops/sec" \
+			/tmp/lsm_bench_dev.txt || rc=1
+	done
+	grep -q "(3000 of 3000 found)" /tmp/lsm_bench_dev.txt || rc=1
+	[ $rc -eq 0 ] || { cat /tmp/lsm_bench_dev.txt; fail "lsm_bench_dev"; }
+else
+	fail "$bench missing: run 'make check-vm-lsm'"
+fi
+took "lsm_bench_dev"
 
 echo "guest: running lsm/lsm_lifecycle.sh on $disk"
 selftests/lsm/lsm_lifecycle.sh "$lkmod/sl_lsm.ko" "$disk" ||

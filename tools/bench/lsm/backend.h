@@ -98,6 +98,8 @@ struct lsmb_backend {
 };
 
 extern const struct lsmb_backend lsmb_backend_lib;
+/* sl_lsm.ko through /dev/sl_lsm (backend_dev.c), in lsm_bench_dev only. */
+extern const struct lsmb_backend lsmb_backend_dev;
 /* The driver's test double (backend_model.c), in lsm_bench_selftest only. */
 extern const struct lsmb_backend lsmb_backend_model;
 

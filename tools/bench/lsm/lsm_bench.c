@@ -41,6 +41,13 @@
 
 /* --- flags ----------------------------------------------------------- */
 
+/* Each build has its own backend: lsm_bench the library, lsm_bench_dev the kernel's. */
+#ifdef LSMB_DEV
+#define DEFAULT_BACKEND	"dev"
+#else
+#define DEFAULT_BACKEND	"lib"
+#endif
+
 static struct {
 	const char *benchmarks;
 	int64_t num, reads, writes;
@@ -55,7 +62,7 @@ static struct {
 	.num = 1000000, .reads = -1, .writes = -1,
 	.key_size = 8, .value_size = 100, .threads = 1, .batch_size = 1,
 	.write_buffer_size = 64 << 20, .max_write_buffer_number = 3,
-	.db_bytes = 16ULL << 30, .db = "/tmp/lsm_bench.img", .backend = "lib",
+	.db_bytes = 16ULL << 30, .db = "/tmp/lsm_bench.img", .backend = DEFAULT_BACKEND,
 	.device = "/dev/sl_lsm",
 };
 
@@ -113,7 +120,10 @@ static void usage(void)
 "  --histogram              accepted; latency percentiles are always printed\n"
 "  --db=PATH                the file (or block device) the store lives on\n"
 "  --db_bytes=B             the size a new file is made (%" PRIu64 ")\n"
-"  --backend=lib            lib: the userspace library on --db\n"
+"  --backend=lib|dev        lib: the userspace library on --db (lsm_bench);\n"
+"                           dev: sl_lsm.ko through --device, attached to the\n"
+"                           block device --db (lsm_bench_dev)\n"
+"  --device=PATH            the kernel's character device (/dev/sl_lsm)\n"
 "  --json=FILE              also write the records as JSON\n",
 	       flags.num, flags.value_size, flags.threads, flags.batch_size,
 	       flags.write_buffer_size, flags.max_write_buffer_number,
@@ -790,11 +800,18 @@ int main(int argc, char **argv)
 		die("--backend=%s: the self-test build has only --backend=model",
 		    flags.backend);
 	backend = &lsmb_backend_model;
+#elif defined(LSMB_DEV)
+	/* lsm_bench_dev: sl_lsm.ko through --device, nothing of the store linked in. */
+	if (strcmp(flags.backend, "dev"))
+		die("--backend=%s: lsm_bench_dev has only --backend=dev (lsm_bench has lib)",
+		    flags.backend);
+	backend = &lsmb_backend_dev;
 #else
 	if (!strcmp(flags.backend, "lib"))
 		backend = &lsmb_backend_lib;
 	else
-		die("--backend=%s: only lib (the userspace library) is built", flags.backend);
+		die("--backend=%s: lsm_bench has only lib (the userspace library); "
+		    "lsm_bench_dev has dev", flags.backend);
 #endif
 	config = (struct lsmb_config){
 		.path = flags.db, .device = flags.device,

@@ -23,6 +23,17 @@ Workloads (db_bench's names where they exist):
   fillsync             every write synchronous (db_bench's fillsync: its
                        keys come from num / 1000, --writes of them).
 
+Batched writes (only with --workloads):
+  fillseq-batch100, fillrandom-batch100
+                       --batch_size=100 for both drivers: one atomic
+                       write of 100 puts per call (a WriteBatch for
+                       db_bench, one SL_LSM_IOC_BATCH through /dev/sl_lsm)
+
+In a VM (--vm, as tools/bench/lsm/guest-bench-lsm-vm.sh runs it for
+"make bench-lsm-vm"): the store is sl_lsm.ko through /dev/sl_lsm on a raw
+virtio disk (--lsm-backend dev), RocksDB on ext4 on another, and the
+reports are named NAME (--name lsm-vm) with issue 19's VM goal.
+
 Writes, into OUT (default build/bench): lsm.json (machine, configuration
 of both, RocksDB's OPTIONS file, results, ratios, goals), lsm.md, lsm.rst
 (the tables Documentation/lsm-bench.rst shows), lsm.png, the drivers'
@@ -30,6 +41,7 @@ raw output under lsm-raw/, and with --doc rewrites the generated part of
 that page (full runs only).
 
 Usage: run.py [--quick] [--num N] [--rounds R] [--threads 1,2] [--out DIR]
+              [--workloads LIST] [--memtable-bytes B] [--name NAME] [--vm]
               [--lsm-bench PATH | --rocksdb-only] [--doc FILE]
 """
 
@@ -75,15 +87,45 @@ WORKLOADS = [
      "random keys, every write synchronous (durable on return)"),
 ]
 
-# (name, workload, threads, target ratio to RocksDB); the last goal is
-# the store's own 2-thread fillsync against its 1-thread rate.
+# Run only when --workloads names them: db_bench's default is one put
+# per write, and so is the table of the native run.
+BATCH = 100
+EXTRA_WORKLOADS = [
+    ("fillseq-batch100", "fillseq", {"batch_size": BATCH}, False,
+     f"fillseq, {BATCH} puts per write call"),
+    ("fillrandom-batch100", "fillrandom", {"batch_size": BATCH}, False,
+     f"fillrandom, {BATCH} puts per write call"),
+]
+# What the VM run measures (issue 19: fillrandom in the VM, with
+# fillseq, readrandom and readseq beside it).
+VM_WORKLOADS = "fillseq,fillrandom,fillseq-batch100,fillrandom-batch100," \
+    "readrandom,readseq"
+
+# (workload, target ratio to RocksDB) for each thread count; the last
+# native goal is the store's own 2-thread fillsync against its 1-thread
+# rate.
 GOALS = [
     ("fillseq", 1.5), ("fillrandom", 1.5), ("fillrandom-nowal-v0", 3.0),
     ("readrandom", 1.0), ("readseq", 1.0), ("fillsync", 1.0),
 ]
 GROUP_COMMIT_GOAL = 1.6
+# In the VM through ioctls: fillrandom at least RocksDB's in the same VM.
+VM_GOALS = [("fillrandom", 1.0)]
 # Chart labels short enough to sit side by side.
-SHORT = {"fillrandom-nowal-v0": "seed 001\n(v0, no WAL)"}
+SHORT = {"fillrandom-nowal-v0": "seed 001\n(v0, no WAL)",
+         "fillseq-batch100": f"fillseq\nbatch {BATCH}",
+         "fillrandom-batch100": f"fillrandom\nbatch {BATCH}"}
+
+
+def workloads(doc):
+    """The workloads a run measured, in table order."""
+    names = doc["config"].get("workload_names")
+    every = WORKLOADS + EXTRA_WORKLOADS
+    return [w for w in every if names is None or w[0] in names]
+
+
+def goals_of(doc):
+    return VM_GOALS if doc["machine"].get("vm") else GOALS
 
 REPORT_RE = re.compile(
     r"^(?P<name>\S+)\s*:\s*(?P<us>[\d.]+) micros/op (?P<ops_s>\d+) ops/sec\s+"
@@ -129,6 +171,16 @@ def parse_report(text, benchmark):
     return None
 
 
+def disk_stat(dev):
+    """Reads, writes and their KiB so far on /sys/block/DEV, or None."""
+    try:
+        f = [int(x) for x in open(f"/sys/block/{dev}/stat").read().split()]
+    except (OSError, TypeError, ValueError):
+        return None
+    return {"reads": f[0], "read_kib": f[2] // 2, "writes": f[4],
+            "write_kib": f[6] // 2, "flushes": f[15] if len(f) > 15 else 0}
+
+
 def parse_stats(text):
     return {m["key"]: int(m["val"]) for m in
             (STAT_RE.match(line.strip()) for line in text.splitlines()) if m}
@@ -137,7 +189,7 @@ def parse_stats(text):
 class Runner:
     def __init__(self, args):
         self.args = args
-        self.raw = os.path.join(args.out, "lsm-raw")
+        self.raw = os.path.join(args.out, f"{args.name}-raw")
         os.makedirs(self.raw, exist_ok=True)
         self.dbdir = os.path.abspath(args.db_dir)
         os.makedirs(self.dbdir, exist_ok=True)
@@ -147,7 +199,7 @@ class Runner:
         a = self.args
         flags = {"num": a.num, "key_size": 8, "value_size": 100,
                  "threads": threads, "batch_size": 1,
-                 "write_buffer_size": MEMTABLE_BYTES,
+                 "write_buffer_size": a.memtable_bytes,
                  "max_write_buffer_number": WRITE_BUFFERS,
                  "seed": a.seed, "histogram": 1, "sync": 0, "disable_wal": 0}
         flags.update(extra)
@@ -193,6 +245,8 @@ class Runner:
         extra = dict(extra)
         if name == "fillsync":
             extra["writes"] = self.args.fillsync_writes
+        if name == "readrandom" and self.args.reads:
+            extra["reads"] = self.args.reads
         if name == "fillrandom-nowal-v0":
             extra["num"] = self.args.num // threads
         flags = self.common(threads, extra)
@@ -201,7 +255,10 @@ class Runner:
             flags["use_existing_db"] = 1
         if name == "fillrandom-nowal-v0":
             benchmarks += ",memstats"
+        disk = self.disk_of(impl)
+        before = disk_stat(disk)
         out = self.run(impl, benchmarks, flags, f"r{rnd}-{name}-t{threads}")
+        after = disk_stat(disk)
         rec = parse_report(out, bench)
         if rec is None:
             raise CellFailed(f"{impl}: no report line for {bench} "
@@ -211,7 +268,22 @@ class Runner:
             raise CellFailed(f"{impl}: readrandom found {rec['found']} of "
                              f"{rec['reads']} keys of a database filled with every key")
         rec["stats"] = parse_stats(out)
+        if before and after:
+            # Everything the cell's process did to its disk, from open
+            # to close (the database's opening and its last writes too).
+            rec["disk"] = {"device": disk, **{k: after[k] - before[k] for k in after}}
         return rec
+
+    def disk_of(self, impl):
+        """The block device under an implementation's database, if the
+        run has one per implementation (--vm): its I/O is counted."""
+        if not self.args.vm:
+            return None
+        if impl == OURS:
+            return os.path.basename(os.path.realpath(self.args.lsm_db))
+        src = subprocess.run(["findmnt", "-n", "-o", "SOURCE", "-T", self.dbdir],
+                             stdout=subprocess.PIPE, text=True).stdout.strip()
+        return os.path.basename(src) if src.startswith("/dev/") else None
 
     def prepare(self, impl, rnd):
         """A database with keys 0..num-1 written in order and flushed."""
@@ -240,7 +312,24 @@ def machine(args):
             "lsm_db": args.lsm_db or os.path.join(os.path.abspath(args.db_dir), "lsm.img"),
             "date": datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"),
             "rounds": args.rounds, "num": args.num,
-            "fillsync_writes": args.fillsync_writes}
+            "fillsync_writes": args.fillsync_writes, "reads": args.reads,
+            "vm": vm_machine(args, fs) if args.vm else None}
+
+
+def vm_machine(args, fs):
+    """What a VM run adds: how the guest runs and its two disks."""
+    mem = 0
+    for line in open("/proc/meminfo"):
+        if line.startswith("MemTotal:"):
+            mem = int(line.split()[1]) // 1024
+    dev = os.path.basename(os.path.realpath(args.lsm_db))
+    try:
+        disk = int(open(f"/sys/block/{dev}/size").read()) * 512 >> 20
+    except OSError:
+        disk = None
+    return {"accel": os.environ.get("SL_VM_ACCEL", "unknown"),
+            "memory_mib": mem, "lsm_disk": args.lsm_db,
+            "rocksdb_disk": fs.split()[0] if fs else "?", "disk_mib": disk}
 
 
 def median_record(samples):
@@ -295,9 +384,9 @@ def per_round(a, b):
     return [x / y for x, y in zip(ra, rb) if x is not None and y]
 
 
-def evaluate(results, threads):
+def evaluate(results, threads, vm=False):
     ratios, goals = [], []
-    for name, *_ in WORKLOADS:
+    for name, *_ in WORKLOADS + EXTRA_WORKLOADS:
         for t in threads:
             ours, theirs = find(results, name, OURS, t), find(results, name, PEER, t)
             if not (ours and theirs):
@@ -310,13 +399,16 @@ def evaluate(results, threads):
                            "ratio": statistics.median(pairs) if pairs else
                            ours["ops_per_sec"] / theirs["ops_per_sec"],
                            "per_round": pairs})
-    for name, target in GOALS:
+            ours["ratio"] = ratios[-1]["ratio"]
+    for name, target in VM_GOALS if vm else GOALS:
         for t in threads:
             r = next((x["ratio"] for x in ratios
                       if (x["workload"], x["threads"]) == (name, t)), None)
             goals.append({"goal": f"{name}, {t} thread{'s' if t > 1 else ''}, "
                           "vs RocksDB", "target": target, "measured": r,
                           "met": None if r is None else r >= target})
+    if vm:
+        return ratios, goals
     one, two = find(results, "fillsync", OURS, 1), find(results, "fillsync", OURS, 2)
     pairs = per_round(two, one) if one and two else []
     r = statistics.median(pairs) if pairs else None
@@ -344,7 +436,7 @@ def tables(doc):
     if len(impls) == 2:
         head.append("ratio")
     rows = []
-    for name, *_ in WORKLOADS:
+    for name, *_ in workloads(doc):
         for t in threads:
             row = [name, str(t)]
             cells = [find(res, name, i, t) for i in impls]
@@ -374,6 +466,28 @@ def tables(doc):
           "bytes per live key"], mem_rows)
 
 
+def disk_rows(doc):
+    """Disk requests per operation in the VM, from each cell's median
+    round: where a read goes to the disk rather than a cache."""
+    res, threads = doc["results"], doc["config"]["threads"]
+    rows = []
+    for name, *_ in workloads(doc):
+        for t in threads:
+            row = [name, str(t)]
+            for impl in (OURS, PEER):
+                c = find(res, name, impl, t)
+                d = (c or {}).get("disk")
+                ops = (c or {}).get("operations")
+                row += [f"{d['reads'] / ops:.2f}" if d and ops else "n/a",
+                        f"{d['writes'] / ops:.3f}" if d and ops else "n/a",
+                        f"{d['write_kib'] * 1024 / ops:.0f}" if d and ops else "n/a"]
+            rows.append(row)
+    head = ["workload", "threads", "lsm reads/op", "lsm writes/op",
+            "lsm bytes/op", "rocksdb reads/op", "rocksdb writes/op",
+            "rocksdb bytes/op"]
+    return head, rows if any(r[2] != "n/a" for r in rows) else []
+
+
 def md_table(head, rows):
     return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + \
         ["| " + " | ".join(r) + " |" for r in rows]
@@ -382,6 +496,19 @@ def md_table(head, rows):
 def describe(doc):
     m, c = doc["machine"], doc["config"]
     alone = c.get("rocksdb_only", False)
+    vm = m.get("vm")
+    if vm:
+        return (f"Measured by ``make bench-lsm-vm`` in a QEMU VM ({vm['accel']}), "
+                f"{m['nproc']} vCPUs ({m['cpu']}), {vm['memory_mib']} MiB, kernel "
+                f"{m['kernel']} ({m['date']}): the store is sl_lsm.ko "
+                f"through /dev/sl_lsm on {vm['lsm_disk']}, RocksDB "
+                f"{m['rocksdb_tools']} (Debian's db_bench) on ext4 on "
+                f"{vm['rocksdb_disk']}, two raw images of {vm['disk_mib']} MiB "
+                f"as virtio-blk disks; {c['num']} keys of 8 bytes per thread"
+                f"{', readrandom %d reads per thread' % c['reads'] if c.get('reads') else ''}, "
+                f"100-byte values, memtables of {c['memtable_bytes'] >> 20} MiB; "
+                f"ops/s are the median of {m['rounds']} interleaved rounds, a "
+                "ratio the median of its rounds' ratios.")
     return (("RocksDB alone (``run.py --rocksdb-only``: the store's library "
              "was not built yet), measured" if alone else
              "Measured by ``make bench-lsm``") +
@@ -394,43 +521,61 @@ def describe(doc):
             "its rounds' ratios.")
 
 
-def write_reports(doc, out, rst_doc):
+def write_reports(doc, out, rst_doc, name="lsm"):
+    """NAME.md and NAME.rst into OUT, and the NAME section of RST_DOC
+    (between the markers BENCH-NAME:BEGIN and BENCH-NAME:END)."""
     (h, rows), (gh, grows), (mh, mrows) = tables(doc)
+    marker = "BENCH-" + name.upper()
     failed = [f"- round {f['round']}, {f['cell']}: {f['error']}"
               for f in doc.get("failures", [])]
-    md = ["# lsm_bench against RocksDB's db_bench", "",
+    dh, drows = disk_rows(doc)
+    disk_text = ("Disk requests per operation (each cell's median round, "
+                 "from /sys/block/DEV/stat around the driver's process, its "
+                 "opening of the database included; bytes/op are bytes "
+                 "written; what ext4 holds in the page cache when the "
+                 "process ends is written later and not counted):")
+    md = ["# lsm_bench against RocksDB's db_bench" +
+          (" in a VM" if doc["machine"].get("vm") else ""), "",
           describe(doc).replace("``", "`"), ""] + \
         (["**Failed cells** (not in the figures):", ""] + failed + [""] if failed else []) + \
         md_table(h, rows) + \
         ["", "## Goals (issue 19)", ""] + md_table(gh, grows) + \
-        ["", "## Memtable bytes per record (seed 001's workload)", ""] + \
-        md_table(mh, mrows) + \
+        (["", "## Memtable bytes per record (seed 001's workload)", ""] +
+         md_table(mh, mrows) if mrows else []) + \
+        (["", "## Disk I/O", "", disk_text, ""] + md_table(dh, drows)
+         if drows else []) + \
         ["", "## RocksDB's configuration", "", "db_bench flags:", "", "```",
          " ".join(doc["config"]["rocksdb_command"]), "```", "",
          "lsm_bench flags:", "", "```", " ".join(doc["config"]["lsm_command"]),
          "```", "", "RocksDB's OPTIONS file (from its database directory):", "",
          "```ini", doc["config"].get("rocksdb_options_file", "(none)").rstrip(),
          "```", ""]
-    open(os.path.join(out, "lsm.md"), "w").write("\n".join(md))
-    rst = [".. BENCH-LSM:BEGIN (generated by tools/bench/lsm/run.py; do not edit)", ""]
+    open(os.path.join(out, f"{name}.md"), "w").write("\n".join(md))
+    rst = [f".. {marker}:BEGIN (generated by tools/bench/lsm/run.py; do not edit)", ""]
     rst += textwrap.wrap(describe(doc), 75) + [""]
     rst += rst_table(h, rows) + ["", "Goals of issue 19:", ""]
     rst += rst_table(gh, [[x.replace("**", "") if x == "**not met**" else x
                            for x in r] for r in grows])
-    rst += [""] + textwrap.wrap(
-        "Memtable bytes per record after seed 001's workload (RocksDB keeps "
-        "every put; the store keeps one record per key):", 75) + [""]
-    rst += rst_table(mh, mrows) if mrows else ["(not measured)"]
+    if not doc["machine"].get("vm"):
+        rst += [""] + textwrap.wrap(
+            "Memtable bytes per record after seed 001's workload (RocksDB keeps "
+            "every put; the store keeps one record per key):", 75) + [""]
+        rst += rst_table(mh, mrows) if mrows else ["(not measured)"]
+    if drows:
+        rst += [""] + textwrap.wrap(disk_text.replace("/sys", "``/sys")
+                                    .replace("stat ", "stat`` "), 75) + [""]
+        rst += rst_table(dh, drows)
     cmd = [a.replace(TOP + "/", "") for a in doc["config"]["rocksdb_command"]]
     rst += ["", "db_bench's flags::", "",
             "   " + " \\\n     ".join(cmd), "",
-            ".. BENCH-LSM:END"]
-    open(os.path.join(out, "lsm.rst"), "w").write("\n".join(rst) + "\n")
+            f".. {marker}:END"]
+    open(os.path.join(out, f"{name}.rst"), "w").write("\n".join(rst) + "\n")
     if rst_doc:
         text = open(rst_doc).read()
-        pat = re.compile(r"\.\. BENCH-LSM:BEGIN.*?\.\. BENCH-LSM:END", re.S)
+        pat = re.compile(r"\.\. " + re.escape(marker) + r":BEGIN.*?\.\. " +
+                         re.escape(marker) + r":END", re.S)
         if not pat.search(text):
-            die(f"{rst_doc} has no BENCH-LSM markers")
+            die(f"{rst_doc} has no {marker} markers")
         open(rst_doc, "w").write(pat.sub(lambda _: "\n".join(rst), text))
     return "\n".join(md_table(h, rows) + [""] + md_table(gh, grows))
 
@@ -445,7 +590,7 @@ def plot(doc, path):
               file=sys.stderr)
         return False
     res, threads = doc["results"], doc["config"]["threads"]
-    cells = [(name, t) for name, *_ in WORKLOADS for t in threads
+    cells = [(name, t) for name, *_ in workloads(doc) for t in threads
              if find(res, name, PEER, t) or find(res, name, OURS, t)]
     impls = [i for i in (OURS, PEER) if any(r["impl"] == i for r in res)]
     fig, (ax, ax2) = plt.subplots(2, 1, figsize=(11, 7.5),
@@ -460,14 +605,17 @@ def plot(doc, path):
     labels = [f"{SHORT.get(n, n)}\n{t}t" for n, t in cells]
     ax.set_xticklabels(labels, fontsize=8)
     ax.legend()
-    ax.set_title(f"lsm_bench vs RocksDB db_bench, {doc['config']['num']} keys, "
+    ax.set_title(f"lsm_bench vs RocksDB db_bench"
+                 f"{' in a VM (sl_lsm.ko, ext4)' if doc['machine'].get('vm') else ''}, "
+                 f"{doc['config']['num']} keys, "
                  f"median of {doc['machine']['rounds']} rounds")
     ratio = {(x["workload"], x["threads"]): x["ratio"] for x in doc["ratios"]}
-    target = dict(GOALS)
+    target = dict(goals_of(doc))
     xs = range(len(cells))
     ax2.bar(xs, [ratio.get(c, 0) for c in cells], 0.6, color="tab:green")
-    ax2.scatter(xs, [target.get(n, 0) for n, _ in cells], marker="_", s=400,
-                color="red", label="goal", zorder=3)
+    goal_x = [x for x, (n, _) in zip(xs, cells) if n in target]
+    ax2.scatter(goal_x, [target[cells[x][0]] for x in goal_x], marker="_",
+                s=400, color="red", label="goal", zorder=3)
     ax2.axhline(1.0, color="grey", lw=0.8)
     ax2.set_ylabel("lsm / RocksDB")
     ax2.set_xticks(list(xs))
@@ -489,10 +637,10 @@ def main():
     ap.add_argument("--num", type=int, help="keys (default 1M)")
     ap.add_argument("--rounds", type=int, help="rounds (default 3)")
     ap.add_argument("--threads", default="1,2")
-    ap.add_argument("--workloads", help="comma-separated workloads to run "
-                    "(default all: " + ",".join(w[0] for w in WORKLOADS) + ")")
     ap.add_argument("--fillsync-writes", type=int,
                     help="synchronous writes per thread (default 10000)")
+    ap.add_argument("--reads", type=int,
+                    help="readrandom's reads per thread (default --num)")
     ap.add_argument("--seed", type=int, default=301)
     ap.add_argument("--cache-bytes", type=int, default=8 << 20,
                     help="RocksDB's block cache (default %(default)s)")
@@ -512,32 +660,47 @@ def main():
                     help="measure RocksDB alone (while the store is not built)")
     ap.add_argument("--doc", help="rewrite the BENCH-LSM section of this page "
                     "(full runs only)")
+    ap.add_argument("--workloads", help="comma list of workloads to run "
+                    "(default: every one but the batched ones; with --vm "
+                    f"{VM_WORKLOADS}); a partial run leaves --doc alone")
+    ap.add_argument("--memtable-bytes", type=int, default=MEMTABLE_BYTES,
+                    help="--write_buffer_size of both (default %(default)s)")
+    ap.add_argument("--name", default="lsm",
+                    help="reports NAME.json, .md, .rst, .png, raw output "
+                    "under NAME-raw/, and the BENCH-NAME section of --doc "
+                    "(default %(default)s)")
+    ap.add_argument("--vm", action="store_true",
+                    help="in a VM: record the guest and its disks, and "
+                    "judge by issue 19's VM goal (fillrandom >= 1.0x)")
     ap.add_argument("--from-json", metavar="LSM_JSON",
                     help="measure nothing: write the reports (and --doc) from "
                     "an earlier run's lsm.json")
     args = ap.parse_args()
+    name = args.name
     if args.from_json:
         doc = json.load(open(args.from_json))
-        doc["ratios"], doc["goals"] = evaluate(doc["results"],
-                                               doc["config"]["threads"])
+        doc["ratios"], doc["goals"] = evaluate(
+            doc["results"], doc["config"]["threads"],
+            vm=bool(doc["machine"].get("vm")))
         os.makedirs(args.out, exist_ok=True)
-        with open(os.path.join(args.out, "lsm.json"), "w") as f:
+        with open(os.path.join(args.out, f"{name}.json"), "w") as f:
             json.dump(doc, f, indent=1)
-        print(write_reports(doc, args.out, args.doc))
-        plot(doc, os.path.join(args.out, "lsm.png"))
+        print(write_reports(doc, args.out, args.doc, name))
+        plot(doc, os.path.join(args.out, f"{name}.png"))
         return
     args.num = args.num or (100000 if args.quick else 10000000 if args.big else 1000000)
     args.rounds = args.rounds or (1 if args.quick else 3)
     args.fillsync_writes = args.fillsync_writes or (200 if args.quick else 10000)
     args.db_dir = args.db_dir or os.path.join(args.out, "lsm-db")
     threads = [int(t) for t in args.threads.split(",")]
-    workloads = WORKLOADS
-    if args.workloads:
-        names = args.workloads.split(",")
-        unknown = set(names) - {w[0] for w in WORKLOADS}
-        if unknown:
-            die(f"unknown workloads: {', '.join(sorted(unknown))}")
-        workloads = [w for w in WORKLOADS if w[0] in names]
+    every = WORKLOADS + EXTRA_WORKLOADS
+    names = (args.workloads or (VM_WORKLOADS if args.vm else
+                                ",".join(w[0] for w in WORKLOADS))).split(",")
+    unknown = [n for n in names if n not in [w[0] for w in every]]
+    if unknown:
+        die(f"unknown workloads {', '.join(unknown)}: "
+            f"{', '.join(w[0] for w in every)}")
+    chosen = [w for w in every if w[0] in names]
     if args.lsm_backend == "dev" and not args.lsm_db:
         die("--lsm-backend dev needs --lsm-db, the block device to attach")
     if not os.access(args.db_bench, os.X_OK):
@@ -560,9 +723,9 @@ def main():
 
     for rnd in range(1, args.rounds + 1):
         order = impls if rnd % 2 else impls[::-1]
-        for wl in workloads:
+        for wl in chosen:
             if wl[3]:
-                if not any(w[3] for w in workloads[:workloads.index(wl)]):
+                if not any(w[3] for w in chosen[:chosen.index(wl)]):
                     for impl in order:
                         attempt(f"prepare {impl}", runner.prepare, impl, rnd)
             for t in threads:
@@ -575,25 +738,29 @@ def main():
                     print(f"round {rnd}: {wl[0]:20} {t}t {impl:8} "
                           f"{rec['ops_per_sec']:12,.0f} ops/s", file=sys.stderr)
     results = []
-    for (name, impl, t), recs in samples.items():
+    for (wname, impl, t), recs in samples.items():
         by_round = {x["round"]: x["ops_per_sec"] for x in recs}
         r = median_record(recs)
         r["rounds"] = [by_round.get(n) for n in range(1, args.rounds + 1)]
-        r.update(workload=name, impl=impl, threads=t,
-                 num=args.num // t if name == "fillrandom-nowal-v0" else args.num)
+        r.update(workload=wname, impl=impl, threads=t,
+                 num=args.num // t if wname == "fillrandom-nowal-v0" else args.num,
+                 kernel=platform.release())
         results.append(r)
     opts = sorted((f for f in os.listdir(os.path.join(runner.dbdir, PEER))
                    if f.startswith("OPTIONS-")),
                   key=lambda f: int(f.split("-")[1]))
     options_text = open(os.path.join(runner.dbdir, PEER, opts[-1])).read() if opts else ""
-    ratios, goals = evaluate(results, threads)
+    ratios, goals = evaluate(results, threads, vm=args.vm)
     sample_flags = runner.common(1, {})
     doc = {"machine": machine(args),
            "config": {"num": args.num, "threads": threads, "seed": args.seed,
                       "fillsync_writes": args.fillsync_writes,
-                      "memtable_bytes": MEMTABLE_BYTES, "write_buffers": WRITE_BUFFERS,
+                      "reads": args.reads,
+                      "memtable_bytes": args.memtable_bytes,
+                      "write_buffers": WRITE_BUFFERS,
+                      "workload_names": [w[0] for w in chosen],
                       "workloads": [{"name": w[0], "benchmark": w[1], "flags": w[2],
-                                     "prepared": w[3], "about": w[4]} for w in WORKLOADS],
+                                     "prepared": w[3], "about": w[4]} for w in chosen],
                       "rocksdb_command": runner.command(PEER, "fillrandom", sample_flags),
                       "lsm_command": runner.command(OURS, "fillrandom", sample_flags),
                       "rocksdb_options_file": options_text},
@@ -603,18 +770,18 @@ def main():
     doc["config"]["rocksdb_only"] = args.rocksdb_only
     if args.rocksdb_only:
         doc["config"]["lsm_command"] = ["(not run: --rocksdb-only)"]
-    with open(os.path.join(args.out, "lsm.json"), "w") as f:
+    with open(os.path.join(args.out, f"{name}.json"), "w") as f:
         json.dump(doc, f, indent=1)
     if options_text:
-        open(os.path.join(args.out, "lsm-rocksdb-OPTIONS.ini"), "w").write(options_text)
+        open(os.path.join(args.out, f"{name}-rocksdb-OPTIONS.ini"), "w").write(options_text)
     doc_path = args.doc if args.doc and not args.quick and \
         not args.workloads else None
-    print(write_reports(doc, args.out, doc_path))
-    png = plot(doc, os.path.join(args.out, "lsm.png"))
-    print(f"wrote {args.out}/lsm.json, lsm.md, lsm.rst{', lsm.png' if png else ''}",
-          file=sys.stderr)
+    print(write_reports(doc, args.out, doc_path, name))
+    png = plot(doc, os.path.join(args.out, f"{name}.png"))
+    print(f"wrote {args.out}/{name}.json, {name}.md, {name}.rst"
+          f"{f', {name}.png' if png else ''}", file=sys.stderr)
     if failures:
-        die(f"{len(failures)} cells failed (lsm.json's \"failures\"; lsm-raw/)")
+        die(f"{len(failures)} cells failed ({name}.json's \"failures\"; {name}-raw/)")
 
 
 if __name__ == "__main__":
