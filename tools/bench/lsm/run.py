@@ -30,6 +30,7 @@ raw output under lsm-raw/, and with --doc rewrites the generated part of
 that page (full runs only).
 
 Usage: run.py [--quick] [--num N] [--rounds R] [--threads 1,2] [--out DIR]
+              [--workloads fillsync,...]
               [--lsm-bench PATH | --rocksdb-only] [--doc FILE]
 """
 
@@ -201,6 +202,8 @@ class Runner:
             flags["use_existing_db"] = 1
         if name == "fillrandom-nowal-v0":
             benchmarks += ",memstats"
+        if name == "fillsync" and impl == OURS:
+            benchmarks += ",stats"    # writers per flush (group commit)
         out = self.run(impl, benchmarks, flags, f"r{rnd}-{name}-t{threads}")
         rec = parse_report(out, bench)
         if rec is None:
@@ -489,6 +492,8 @@ def main():
     ap.add_argument("--num", type=int, help="keys (default 1M)")
     ap.add_argument("--rounds", type=int, help="rounds (default 3)")
     ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--workloads", help="comma list of the workloads to run "
+                    "(default all: " + ",".join(w[0] for w in WORKLOADS) + ")")
     ap.add_argument("--fillsync-writes", type=int,
                     help="synchronous writes per thread (default 10000)")
     ap.add_argument("--seed", type=int, default=301)
@@ -529,6 +534,15 @@ def main():
     args.fillsync_writes = args.fillsync_writes or (200 if args.quick else 10000)
     args.db_dir = args.db_dir or os.path.join(args.out, "lsm-db")
     threads = [int(t) for t in args.threads.split(",")]
+    workloads = WORKLOADS
+    if args.workloads:
+        names = args.workloads.split(",")
+        unknown = set(names) - {w[0] for w in WORKLOADS}
+        if unknown:
+            die(f"unknown workload(s): {', '.join(sorted(unknown))}")
+        workloads = [w for w in WORKLOADS if w[0] in names]
+        if args.doc:
+            die("--doc needs every workload")
     if args.lsm_backend == "dev" and not args.lsm_db:
         die("--lsm-backend dev needs --lsm-db, the block device to attach")
     if not os.access(args.db_bench, os.X_OK):
@@ -551,9 +565,9 @@ def main():
 
     for rnd in range(1, args.rounds + 1):
         order = impls if rnd % 2 else impls[::-1]
-        for wl in WORKLOADS:
+        for wl in workloads:
             if wl[3]:
-                if not any(w[3] for w in WORKLOADS[:WORKLOADS.index(wl)]):
+                if not any(w[3] for w in workloads[:workloads.index(wl)]):
                     for impl in order:
                         attempt(f"prepare {impl}", runner.prepare, impl, rnd)
             for t in threads:
@@ -563,8 +577,12 @@ def main():
                         continue
                     rec["round"] = rnd
                     samples.setdefault((wl[0], impl, t), []).append(rec)
+                    st = rec["stats"]
+                    per_flush = (f"  {st['lsm.group-writers'] / st['lsm.group-commits']:.2f} "
+                                 "writers per flush"
+                                 if st.get("lsm.group-commits") else "")
                     print(f"round {rnd}: {wl[0]:20} {t}t {impl:8} "
-                          f"{rec['ops_per_sec']:12,.0f} ops/s", file=sys.stderr)
+                          f"{rec['ops_per_sec']:12,.0f} ops/s{per_flush}", file=sys.stderr)
     results = []
     for (name, impl, t), recs in samples.items():
         by_round = {x["round"]: x["ops_per_sec"] for x in recs}
@@ -584,7 +602,7 @@ def main():
                       "fillsync_writes": args.fillsync_writes,
                       "memtable_bytes": MEMTABLE_BYTES, "write_buffers": WRITE_BUFFERS,
                       "workloads": [{"name": w[0], "benchmark": w[1], "flags": w[2],
-                                     "prepared": w[3], "about": w[4]} for w in WORKLOADS],
+                                     "prepared": w[3], "about": w[4]} for w in workloads],
                       "rocksdb_command": runner.command(PEER, "fillrandom", sample_flags),
                       "lsm_command": runner.command(OURS, "fillrandom", sample_flags),
                       "rocksdb_options_file": options_text},
