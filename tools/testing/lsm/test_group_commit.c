@@ -2,7 +2,7 @@
 /*
  * Group commit (lsm_store_commit() in lsm/store.c): concurrent SYNC
  * writers share flushes, every acknowledged write survives a power cut
- * taken right after its acknowledgement, and a failed flush fails every
+ * taken right after its acknowledgment, and a failed flush fails every
  * writer it covered.
  *
  * The shared and the failing flush are placed without timing: memdev
@@ -22,7 +22,7 @@
  *    writer 0's write, acknowledged before, survives.
  *  - free-running: N threads of SYNC writes on a device whose flush is
  *    slow; fewer flushes than writes, and a power cut (three ways) at the
- *    trace point of each acknowledgement keeps every write acknowledged
+ *    trace point of each acknowledgment keeps every write acknowledged
  *    by then, per thread as a prefix of its writes.
  *
  *   test_group_commit --seed N [--threads N] [--writes N]
@@ -249,7 +249,7 @@ static void run_placed(unsigned int n, int err2)
 		if (lsm_store_sync(st) != -EIO)
 			FAIL("sync after a failed flush did not say -EIO");
 	}
-	/* Power lost after the last acknowledgement. */
+	/* Power lost after the last acknowledgment. */
 	cut = memdev_power_cut(md, MEMDEV_TEAR, seed);
 	if (lsm_store_close(st) != err2)
 		FAIL("close: not %d", err2);
@@ -371,7 +371,7 @@ static void run_free(unsigned int threads, u64 writes)
 	memdev_replay_end(rep);
 	EXPECT_OK(lsm_store_close(st));
 	memdev_destroy(md);
-	printf("test_group_commit: free-running: %u threads x %llu SYNC writes, %llu flushes (%.2f writers each), a cut at each acknowledgement\n",
+	printf("test_group_commit: free-running: %u threads x %llu SYNC writes, %llu flushes (%.2f writers each), a cut at each acknowledgment\n",
 	       threads, (unsigned long long)writes,
 	       (unsigned long long)(s1.group_commits - s0.group_commits),
 	       (double)(s1.group_writers - s0.group_writers) /
