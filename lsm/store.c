@@ -6,14 +6,14 @@
  * design; this comment has the locking.
  *
  * Locks, in the order they nest:
- *  - @sync_mutex: the group commit's leader holds it while it seals the
- *    log and flushes; writers behind it find their record covered.
  *  - @write_mutex: sequence numbers, the log's writer, memtable inserts
  *    and the switch of a full memtable, so that inserts happen in
  *    sequence order and the log's order is the memtable's.
  *  - @manifest_mutex: the manifest, the device space and the superblock.
  *  - @layers_lock (spinlock): the pointer to the current layer set and
  *    every reference count of layer sets and layers.
+ *  - @commit_lock (spinlock, taken alone): the group commit's state,
+ *    @committing and @durable_seq; never held across a device call.
  * A layer set is never changed once published: a change makes a new set
  * and swaps the pointer.  A reader takes a reference on the set for the
  * length of its call, so memtables and runs it uses stay, and reads the
@@ -86,14 +86,15 @@ struct lsm_store {
 	struct lsm_wal wal;
 	struct lsm_pool *pool;
 
-	struct mutex sync_mutex;	/* group commit leader */
 	struct mutex write_mutex;	/* seq, log writer, memtable inserts */
 	struct mutex manifest_mutex;	/* manifest, space, superblock */
 	spinlock_t layers_lock;		/* @layers, every layer refcount */
+	spinlock_t commit_lock;		/* @committing, @durable_seq */
 	struct lsm_layers *layers;	/* changed under write_mutex too */
 
 	u64 next_seq;		/* write_mutex */
-	u64 durable_seq;	/* sync_mutex */
+	u64 durable_seq;	/* commit_lock: the log is durable up to it */
+	bool committing;	/* commit_lock: a leader's flush is running */
 	int error;		/* set once: the store is read-only */
 	unsigned int nr_imm;	/* written under write_mutex, read anywhere */
 	u64 unrecorded;		/* manifest_mutex: run space not recorded yet */
@@ -102,10 +103,12 @@ struct lsm_store {
 	struct work_struct flush_work;
 	struct delayed_work commit_work;
 	wait_queue_head_t wait;
+	wait_queue_head_t commit_wait;	/* writers behind a leader's flush */
 
 	/* Counters: under the lock that guards what they count. */
 	u64 flushes, stalls, stall_ns, user_bytes;
-	u64 run_bytes, group_commits, group_writers;
+	u64 run_bytes;
+	u64 group_commits, group_writers;	/* commit_lock */
 };
 
 /* Turn the store read-only after a failed write or flush of the device. */
@@ -310,39 +313,75 @@ static int lsm_store_check_ops(const struct lsm_op *ops, unsigned int n)
 	return 0;
 }
 
+/* Whether a writer waiting for @seq has something to do. */
+static bool lsm_store_commit_turn(struct lsm_store *st, u64 seq)
+{
+	return READ_ONCE(st->durable_seq) >= seq ||
+	       !READ_ONCE(st->committing) || READ_ONCE(st->error);
+}
+
 /*
- * Group commit: make every write up to @seq durable.  The first writer
- * to get the sync mutex leads: it seals the log and flushes once for all
- * records appended so far; those queued behind it are covered by then.
+ * Group commit: make every write up to @seq durable, sharing one flush
+ * among the writers that need it.  At most one flush of the log runs at
+ * a time, led by the writer that found none running.  Writers arriving
+ * while it runs have already appended their records to the open log
+ * block; they wait.  When the flush ends its leader wakes them all:
+ * those it covered return its result, and the first of the others to
+ * run leads the next flush, which seals and covers every record
+ * appended by then.  Nobody waits on purpose for more writers: a flush
+ * starts as soon as the previous one ends and a writer needs it.
+ *
+ * A failed seal or flush turns the store read-only before the waiters
+ * wake, so that every writer it covered, and every later one, sees
+ * -EIO; the durable mark never moves past a failed flush.
  */
 static int lsm_store_commit(struct lsm_store *st, u64 seq)
 {
 	u64 upto;
-	int err = 0;
+	int err;
 
-	mutex_lock(&st->sync_mutex);
-	if (st->durable_seq >= seq)
-		goto out;
+	spin_lock(&st->commit_lock);
+	for (;;) {
+		if (st->durable_seq >= seq) {
+			st->group_writers++;
+			spin_unlock(&st->commit_lock);
+			return 0;
+		}
+		if (READ_ONCE(st->error)) {
+			spin_unlock(&st->commit_lock);
+			return -EIO;
+		}
+		if (!st->committing)
+			break;
+		spin_unlock(&st->commit_lock);
+		wait_event(st->commit_wait, lsm_store_commit_turn(st, seq));
+		spin_lock(&st->commit_lock);
+	}
+	/* Lead: writers arriving from now on wait for this flush to end. */
+	WRITE_ONCE(st->committing, true);
+	spin_unlock(&st->commit_lock);
+
 	mutex_lock(&st->write_mutex);
-	err = READ_ONCE(st->error);
 	upto = st->next_seq - 1;
+	err = READ_ONCE(st->error);
 	if (!err)
 		err = lsm_wal_seal(&st->wal);
 	mutex_unlock(&st->write_mutex);
 	if (!err)
 		err = st->bdev->ops->flush(st->bdev);
-	if (err) {
+	if (err)
 		lsm_store_fail(st, err);
-		err = -EIO;
-		goto out;
-	}
-	st->durable_seq = upto;
-	st->group_commits++;
-out:
-	if (!err)
+
+	spin_lock(&st->commit_lock);
+	if (!err) {
+		WRITE_ONCE(st->durable_seq, upto);
+		st->group_commits++;
 		st->group_writers++;
-	mutex_unlock(&st->sync_mutex);
-	return err;
+	}
+	WRITE_ONCE(st->committing, false);
+	spin_unlock(&st->commit_lock);
+	wake_up_all(&st->commit_wait);
+	return err ? -EIO : 0;
 }
 
 /**
@@ -412,8 +451,9 @@ int lsm_store_write(struct lsm_store *st, const struct lsm_op *ops,
 		if (!err)
 			err = lsm_wal_append(&st->wal, seq, ops, n);
 		if (err) {
-			mutex_unlock(&st->write_mutex);
+			/* Before a leader can seal what the log holds now. */
 			lsm_store_fail(st, err);
+			mutex_unlock(&st->write_mutex);
 			return -EIO;
 		}
 	}
@@ -1140,11 +1180,12 @@ int lsm_store_open(struct lsm_bdev *bdev, const struct lsm_options *opt,
 		st->opt.max_immutables = LSM_DEFAULT_IMMUTABLES;
 	if (!st->opt.commit_interval_ms)
 		st->opt.commit_interval_ms = LSM_DEFAULT_COMMIT_MS;
-	mutex_init(&st->sync_mutex);
 	mutex_init(&st->write_mutex);
 	mutex_init(&st->manifest_mutex);
 	spin_lock_init(&st->layers_lock);
+	spin_lock_init(&st->commit_lock);
 	init_waitqueue_head(&st->wait);
+	init_waitqueue_head(&st->commit_wait);
 	INIT_WORK(&st->flush_work, lsm_store_flush_work);
 	INIT_DELAYED_WORK(&st->commit_work, lsm_store_commit_work);
 
@@ -1260,7 +1301,6 @@ int lsm_store_close(struct lsm_store *st)
 	lsm_pool_destroy(st->pool);
 	lsm_manifest_destroy(&st->m);
 	lsm_space_destroy(&st->space);
-	mutex_destroy(&st->sync_mutex);
 	mutex_destroy(&st->write_mutex);
 	mutex_destroy(&st->manifest_mutex);
 	kfree(st);
@@ -1295,10 +1335,10 @@ void lsm_store_stats(struct lsm_store *st, struct lsm_stats *stats)
 	mutex_lock(&st->manifest_mutex);
 	stats->manifest_bytes = st->m.bytes;
 	mutex_unlock(&st->manifest_mutex);
-	mutex_lock(&st->sync_mutex);
+	spin_lock(&st->commit_lock);
 	stats->group_commits = st->group_commits;
 	stats->group_writers = st->group_writers;
-	mutex_unlock(&st->sync_mutex);
+	spin_unlock(&st->commit_lock);
 	stats->read_only = READ_ONCE(st->error) != 0;
 }
 

@@ -255,6 +255,8 @@ class Runner:
             flags["use_existing_db"] = 1
         if name == "fillrandom-nowal-v0":
             benchmarks += ",memstats"
+        if name == "fillsync" and impl == OURS:
+            benchmarks += ",stats"    # writers per flush (group commit)
         disk = self.disk_of(impl)
         before = disk_stat(disk)
         out = self.run(impl, benchmarks, flags, f"r{rnd}-{name}-t{threads}")
@@ -735,8 +737,12 @@ def main():
                         continue
                     rec["round"] = rnd
                     samples.setdefault((wl[0], impl, t), []).append(rec)
+                    st = rec["stats"]
+                    per_flush = (f"  {st['lsm.group-writers'] / st['lsm.group-commits']:.2f} "
+                                 "writers per flush"
+                                 if st.get("lsm.group-commits") else "")
                     print(f"round {rnd}: {wl[0]:20} {t}t {impl:8} "
-                          f"{rec['ops_per_sec']:12,.0f} ops/s", file=sys.stderr)
+                          f"{rec['ops_per_sec']:12,.0f} ops/s{per_flush}", file=sys.stderr)
     results = []
     for (wname, impl, t), recs in samples.items():
         by_round = {x["round"]: x["ops_per_sec"] for x in recs}

@@ -12,6 +12,7 @@
 
 #define SECTOR		512
 #define SECTORS		(LSM_BLOCK_SIZE / SECTOR)
+#define HOLD_RING	64	/* releases ahead of the flushes they let go */
 
 /* A block's content: shared, never changed after it is filled. */
 struct mblock {
@@ -37,6 +38,12 @@ struct memdev {
 	u64 fail_after;		/* 0: never; else ops left + 1 */
 	u64 writes, flushes;
 	unsigned int flush_us;
+	/* Held flushes (memdev_hold_flushes()), under @lock. */
+	bool hold;
+	unsigned int held;
+	u64 hold_next, hold_go;	/* tickets handed out, let go */
+	int hold_err[HOLD_RING];	/* result of ticket t at t % HOLD_RING */
+	pthread_cond_t hold_cv;
 };
 
 struct pending {
@@ -182,7 +189,21 @@ static int md_flush(struct lsm_bdev *bdev)
 	if (us)
 		usleep(us);	/* outside the lock: writes go on meanwhile */
 	pthread_mutex_lock(&md->lock);
-	if (md_failing(md)) {
+	if (md->hold) {
+		u64 ticket = md->hold_next++;
+
+		md->held++;
+		pthread_cond_broadcast(&md->hold_cv);
+		/* The wait drops the lock: writes go on meanwhile. */
+		while (md->hold && md->hold_go <= ticket)
+			pthread_cond_wait(&md->hold_cv, &md->lock);
+		md->held--;
+		if (md->hold_go > ticket)
+			err = md->hold_err[ticket % HOLD_RING];
+	}
+	if (err) {
+		/* Failed as the test said: nothing made durable. */
+	} else if (md_failing(md)) {
 		err = -EIO;
 	} else {
 		md_event(md, MEMDEV_EV_FLUSH, 0, 0, NULL);
@@ -213,6 +234,7 @@ struct memdev *memdev_create(u64 nr_blocks, bool record)
 	md->bdev.nr_blocks = nr_blocks;
 	md->bdev.name = "memdev";
 	pthread_mutex_init(&md->lock, NULL);
+	pthread_cond_init(&md->hold_cv, NULL);
 	md->cur = calloc(nr_blocks, sizeof(*md->cur));
 	if (!md->cur)
 		abort();
@@ -260,6 +282,7 @@ void memdev_destroy(struct memdev *md)
 	for (u64 b = 0; b < md->bdev.nr_blocks; b++)
 		mb_put(md->cur[b]);
 	free(md->cur);
+	pthread_cond_destroy(&md->hold_cv);
 	pthread_mutex_destroy(&md->lock);
 	free(md);
 }
@@ -304,6 +327,37 @@ void memdev_fail_after(struct memdev *md, u64 n)
 void memdev_flush_delay(struct memdev *md, unsigned int us)
 {
 	__atomic_store_n(&md->flush_us, us, __ATOMIC_RELAXED);
+}
+
+void memdev_hold_flushes(struct memdev *md, bool hold)
+{
+	pthread_mutex_lock(&md->lock);
+	md->hold = hold;
+	if (!hold)
+		md->hold_go = md->hold_next;
+	pthread_cond_broadcast(&md->hold_cv);
+	pthread_mutex_unlock(&md->lock);
+}
+
+void memdev_wait_held(struct memdev *md, unsigned int n)
+{
+	pthread_mutex_lock(&md->lock);
+	while (md->held < n)
+		pthread_cond_wait(&md->hold_cv, &md->lock);
+	pthread_mutex_unlock(&md->lock);
+}
+
+void memdev_release_flush(struct memdev *md, int err)
+{
+	pthread_mutex_lock(&md->lock);
+	/* Results not yet read, of held flushes and of those to come. */
+	if (md->held + (md->hold_go > md->hold_next ?
+			md->hold_go - md->hold_next : 0) >= HOLD_RING - 1)
+		abort();
+	md->hold_err[md->hold_go % HOLD_RING] = err;
+	md->hold_go++;
+	pthread_cond_broadcast(&md->hold_cv);
+	pthread_mutex_unlock(&md->lock);
 }
 
 u64 memdev_writes(struct memdev *md)

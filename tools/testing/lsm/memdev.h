@@ -49,6 +49,19 @@ void memdev_fail_after(struct memdev *md, u64 n);
 /* Every flush takes this long (a disk's cache flush), 0 by default. */
 void memdev_flush_delay(struct memdev *md, unsigned int us);
 
+/*
+ * Hold every flush at its start until the test lets it go, so that a
+ * test places writers against a flush in flight without timing.  Held
+ * flushes go in the order they came; memdev_release_flush() lets the
+ * oldest (or, with none held, the next to come) go on, to succeed (0)
+ * or fail with @err, recording no flush then.  Turning holding off lets
+ * every held flush succeed.
+ */
+void memdev_hold_flushes(struct memdev *md, bool hold);
+/* Wait until at least @n flushes are held. */
+void memdev_wait_held(struct memdev *md, unsigned int n);
+void memdev_release_flush(struct memdev *md, int err);
+
 /* Counters. */
 u64 memdev_writes(struct memdev *md);
 u64 memdev_flushes(struct memdev *md);
