@@ -87,6 +87,7 @@ struct sl_list {
 	struct llist_head dir_dying;
 	struct mem_cgroup *dir_memcg;
 	struct work_struct dir_work;
+	int gaps_searched;
 };
 
 /**
