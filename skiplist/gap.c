@@ -935,9 +935,9 @@ bool sl_gap_find(struct sl_list *list, unsigned long from, unsigned long room,
 
 	if (from > room || room - from < size - 1)
 		return false;
-	/* From now on raises are made: the flag before any leaf is read. */
 	if (!READ_ONCE(list->gaps_searched)) {
 		WRITE_ONCE(list->gaps_searched, 1);
+		/* Raises are made from now on: the flag before any leaf read. */
 		smp_mb();
 	}
 	ok = sl_gap_search(list, &req);
