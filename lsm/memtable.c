@@ -436,8 +436,10 @@ static bool lsm_mem_rec_wraps(const struct lsm_mem_rec *rec)
  * put over nothing costs one descent, no scratch list and no write
  * section: one insert is one step for readers, who see the memtable
  * before it or after it.  Adjacent pieces do not overlap, so a put next
- * to others stays here.  -EEXIST (and -ENOMEM, which the slow path
- * retries) leave the map as it was, for lsm_mem_replace().
+ * to others stays here.  The next most common, a put over exactly one
+ * piece (a key written again), is one replace, one step as well.  Any
+ * error (-ENOENT: something else is there; -ENOMEM, which the slow path
+ * retries) leaves the map as it was, for lsm_mem_replace().
  */
 static int lsm_mem_add_fast(struct lsm_memtable *mt, struct lsm_mem_rec *rec,
 			    gfp_t gfp)
@@ -448,9 +450,25 @@ static int lsm_mem_add_fast(struct lsm_memtable *mt, struct lsm_mem_rec *rec,
 		.disk_start = lsm_mem_disk(rec, rec->key),
 		.flags = rec->flags & LSM_EXT_FLAGS,
 	};
+	struct sl_extent_info old;
+	struct lsm_mem_rec *prev;
+	int ret;
 
 	rec->pieces = 1;
-	return sl_em_add(&mt->em, &info, 0, gfp);
+	ret = sl_em_add(&mt->em, &info, 0, gfp);
+	if (ret != -EEXIST)
+		return ret;
+	/*
+	 * An overwrite of exactly one piece (a point over a point): the new
+	 * piece takes its place in one step.  Anything else is -ENOENT.
+	 */
+	ret = sl_em_replace(&mt->em, &info, &old, gfp);
+	if (ret)
+		return ret;
+	prev = lsm_mem_rec_of(&old);
+	if (!--prev->pieces)
+		lsm_mem_rec_retire(mt, prev);
+	return 0;
 }
 
 /* Put @rec in the map: one piece, or two at the wrap point. */
@@ -664,8 +682,10 @@ int lsm_mem_apply(struct lsm_memtable *mt, const struct lsm_extent *ext,
 		/* Again after a failed try: its restore may cut differently. */
 		nr = lsm_mem_collect(mt, ext->key,
 				     lsm_last(ext->key, ext->len), gfp);
-		if (nr < 0)
+		if (nr < 0) {
+			ret = nr;
 			goto out_free;
+		}
 		ret = lsm_mem_replace(mt, rec, nr, gfp);
 		if (ret != -ENOMEM || !gfpflags_allow_blocking(gfp) ||
 		    ++tries > LSM_MEM_NOMEM_RETRIES)

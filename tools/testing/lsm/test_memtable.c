@@ -9,8 +9,8 @@
  * compared with the model, window, extent and value; every few operations
  * a whole walk with lsm_mem_next() is.  Then malformed extents (-EINVAL),
  * and failed allocations at every point of a put (-ENOMEM leaves the
- * memtable as it was).  Puts that take the fast path (over nothing) and
- * the slow one (over something), case by case.  Every pool kind; at the end the pool holds no
+ * memtable as it was).  Each path of a put (an insert over nothing, a
+ * replace of exactly one piece, a punch then an insert), case by case.  Every pool kind; at the end the pool holds no
  * memory and nothing leaked.
  *
  * Usage: test_memtable [--seed N] [--ops N]
@@ -367,38 +367,43 @@ static void check_bytes_return(struct lsm_pool *pool, struct lsm_memtable *mt)
 }
 
 /*
- * Both branches of lsm_mem_apply(), case by case: a put over nothing is
- * one insert (the fast path: an empty memtable, next to a piece on
- * either side, between two, at both ends of the key space); a put over
- * something is refused by that insert and goes through the punch (the
- * slow path: inside a piece, over one unit at either edge, exactly over
- * a piece, over several, over a tombstone).  Points and long extents.
- * After each, every edge and the whole walk match the model, and a put
- * that went through the fast path left one piece per window.
+ * Each path of lsm_mem_apply(), case by case: a put over nothing is one
+ * insert (an empty memtable, next to a piece on either side, between two,
+ * at both ends of the key space); a put over exactly one piece is one
+ * replace (a point over a point, a long extent over the same one); any
+ * other put over something is refused by both and goes through the punch
+ * (inside a piece, over one unit at either edge, over several, over a
+ * tombstone).  After each, every edge and the whole walk match the model,
+ * and no piece is left over: one piece per window.
  */
+enum { PUT_INSERT, PUT_REPLACE, PUT_PUNCH };
+
 static void check_fast_slow(struct lsm_pool *pool)
 {
-	static const struct { u64 key, len; u32 flags; bool fast; } puts[] = {
-		{ 100, 10, 0, true },		/* empty memtable */
-		{ 110, 10, 0, true },		/* right next to it */
-		{ 90, 10, 0, true },		/* left next to it */
-		{ 120, 1, 0, true },		/* a point next to it */
-		{ 122, 1, 0, true },		/* a point one unit apart */
-		{ 121, 1, 0, true },		/* a point between two */
-		{ 0, 1, 0, true },		/* the first unit */
-		{ U64_MAX, 1, 0, true },	/* the last unit */
-		{ 105, 1, 0, false },		/* inside: splits it */
-		{ 119, 1, 0, false },		/* a piece's last unit */
-		{ 110, 1, 0, false },		/* a piece's first unit */
-		{ 95, 20, 0, false },		/* over several */
-		{ 95, 20, 0, false },		/* exactly over a piece */
-		{ 80, 11, 0, false },		/* one unit over the left edge */
-		{ 121, 5, 0, false },		/* over two points and past */
-		{ 200, 100, LSM_EXT_TOMBSTONE, true },	/* a punch over nothing */
-		{ 250, 1, 0, false },		/* a point inside the punch */
-		{ 150, 50, 0, true },		/* up to the punch */
-		{ 1, 1 << 20, 0, false },	/* all but both ends */
-		{ 5, 1, 0, false },		/* a point inside that */
+	static const struct { u64 key, len; u32 flags; int path; } puts[] = {
+		{ 100, 10, 0, PUT_INSERT },		/* empty memtable */
+		{ 110, 10, 0, PUT_INSERT },		/* right next to it */
+		{ 90, 10, 0, PUT_INSERT },		/* left next to it */
+		{ 120, 1, 0, PUT_INSERT },		/* a point next to it */
+		{ 122, 1, 0, PUT_INSERT },		/* one unit apart */
+		{ 121, 1, 0, PUT_INSERT },		/* between two */
+		{ 121, 1, 0, PUT_REPLACE },		/* a point over it */
+		{ 0, 1, 0, PUT_INSERT },		/* the first unit */
+		{ U64_MAX, 1, 0, PUT_INSERT },		/* the last unit */
+		{ U64_MAX, 1, LSM_EXT_TOMBSTONE, PUT_REPLACE },
+		{ 105, 1, 0, PUT_PUNCH },		/* inside: splits it */
+		{ 106, 4, 0, PUT_REPLACE },		/* over the split's tail */
+		{ 119, 1, 0, PUT_PUNCH },		/* a piece's last unit */
+		{ 110, 1, 0, PUT_PUNCH },		/* a piece's first unit */
+		{ 95, 20, 0, PUT_PUNCH },		/* over several */
+		{ 95, 20, 0, PUT_REPLACE },		/* exactly over it */
+		{ 80, 11, 0, PUT_PUNCH },		/* over the left edge */
+		{ 121, 5, 0, PUT_PUNCH },		/* over points and past */
+		{ 200, 100, LSM_EXT_TOMBSTONE, PUT_INSERT },
+		{ 250, 1, 0, PUT_PUNCH },		/* inside the punch */
+		{ 150, 50, 0, PUT_INSERT },		/* up to the punch */
+		{ 1, 1 << 20, 0, PUT_PUNCH },		/* all but both ends */
+		{ 5, 1, 0, PUT_PUNCH },			/* a point inside it */
 	};
 	struct lsm_memtable *mt = lsm_mem_create(pool, GFP_KERNEL);
 	u64 s = seed;
@@ -407,14 +412,15 @@ static void check_fast_slow(struct lsm_pool *pool)
 	EXPECT(mt);
 	model_reset();
 	for (op = 0; op < ARRAY_SIZE(puts); op++) {
-		unsigned int id = fixed_ext(puts[op].key, puts[op].len,
-					    puts[op].flags);
-		bool over = model_find(puts[op].key, true) >= 0 &&
-			    wins[model_find(puts[op].key, true)].start <=
-			    lsm_last(puts[op].key, puts[op].len);
+		u64 key = puts[op].key, last = lsm_last(key, puts[op].len);
+		unsigned int id = fixed_ext(key, puts[op].len, puts[op].flags);
+		int w = model_find(key, true), path = PUT_INSERT;
 
-		/* The table says which branch each put takes: keep it true. */
-		EXPECT(over == !puts[op].fast);
+		/* The table says which path each put takes: keep it true. */
+		if (w >= 0 && wins[w].start <= last)
+			path = wins[w].start == key && wins[w].last == last ?
+			       PUT_REPLACE : PUT_PUNCH;
+		EXPECT(path == puts[op].path);
 		EXPECT(lsm_mem_apply(mt, &exts[id].ext, GFP_KERNEL) == 0);
 		model_apply(id);
 		for (i = 0; i < 4; i++)
