@@ -9,10 +9,10 @@
  *    read_seqcount_begin() and read_seqcount_retry() of @em->seq.  They
  *    never lock and never write shared memory.
  *  - A writer that changes one extent (sl_em_add() without SL_EM_MERGE,
- *    sl_em_remove()) holds @em->lock shared and makes its change with one
- *    sl_insert() or sl_remove(), which the skiplist's leaf locks make
- *    atomic; such writers run in parallel.  Each change is a single step,
- *    so it needs no write section.
+ *    sl_em_remove(), sl_em_replace()) holds @em->lock shared and makes its
+ *    change with one sl_insert(), sl_remove() or sl_replace(), which the
+ *    skiplist's leaf locks make atomic; such writers run in parallel.
+ *    Each change is a single step, so it needs no write section.
  *  - A writer that changes several extents (sl_em_add() with SL_EM_MERGE,
  *    sl_em_drop_range()) holds @em->lock exclusively and makes all of its
  *    changes inside one write section of @em->seq, so that a reader sees
@@ -458,6 +458,62 @@ int sl_em_remove(struct sl_extent_map *em, u64 start)
 	return 0;
 }
 EXPORT_SYMBOL_GPL(sl_em_remove);
+
+/**
+ * sl_em_replace() - map a range again that one extent maps exactly
+ * @em:   the map
+ * @info: the new extent: file offset, length, disk start and flags
+ * @old:  filled in with a copy of the extent replaced, or NULL
+ * @gfp:  allocation flags for the extent object
+ *
+ * The extent that starts at @info->start with @info->len units, if there
+ * is one, gives its place to @info in one step (sl_replace()), as
+ * sl_em_remove() and sl_em_add() would in two: readers see the old
+ * extent or the new one.  The old one is freed after a grace period.
+ * Nothing is merged.
+ *
+ * Context: Process or softirq context; takes @em->lock shared, with
+ * bottom halves disabled.  May sleep if @gfp allows, and then must not
+ * be called under rcu_read_lock() or a spinlock.
+ * Return: 0; -EINVAL if the length is 0 or the range wraps past U64_MAX
+ * in the file or on disk; -ENOENT if no extent has exactly that range;
+ * -ENOMEM.  On any error the map is unchanged.
+ */
+int sl_em_replace(struct sl_extent_map *em, const struct sl_extent_info *info,
+		  struct sl_extent_info *old, gfp_t gfp)
+{
+	struct sl_extent *ext, *prev;
+	struct sl_slot *slot;
+
+	if (!sl_em_range_ok(info->start, info->len) ||
+	    !sl_em_range_ok(info->disk_start, info->len))
+		return -EINVAL;
+	ext = kmem_cache_alloc(sl_extent_cache, gfp);
+	if (!ext)
+		return -ENOMEM;
+	ext->slot.key = info->start;
+	ext->slot.size = info->len;
+	ext->disk_start = info->disk_start;
+	ext->flags = info->flags;
+	/* Shared: sizes, which sl_replace() compares, change only exclusive. */
+	read_lock_bh(&em->lock);
+	slot = sl_replace(&em->list, &ext->slot);
+	read_unlock_bh(&em->lock);
+	if (!slot) {
+		kmem_cache_free(sl_extent_cache, ext);
+		return -ENOENT;
+	}
+	prev = sl_extent_of(slot);
+	if (old) {
+		old->start = slot->key;
+		old->len = slot->size;
+		old->disk_start = prev->disk_start;
+		old->flags = prev->flags;
+	}
+	sl_extent_free_rcu(prev);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(sl_em_replace);
 
 /*
  * Cut the part of @ext after @last into @tail, a new extent: shrink @ext

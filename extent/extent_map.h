@@ -76,6 +76,8 @@ int sl_em_first_overlap(struct sl_extent_map *em, u64 start, u64 len,
 			struct sl_extent_info *out);
 int sl_em_next(struct sl_extent_map *em, u64 pos, struct sl_extent_info *out);
 int sl_em_remove(struct sl_extent_map *em, u64 start);
+int sl_em_replace(struct sl_extent_map *em, const struct sl_extent_info *info,
+		  struct sl_extent_info *old, gfp_t gfp);
 int sl_em_drop_range(struct sl_extent_map *em, u64 start, u64 len, gfp_t gfp);
 unsigned long sl_em_count(struct sl_extent_map *em);
 int sl_em_check(struct sl_extent_map *em);

@@ -352,6 +352,49 @@ static void test_em_remove(void)
 	em_test_done(&em);
 }
 
+/* Only an extent of exactly the range is replaced, in place, unmerged. */
+static void test_em_replace(void)
+{
+	struct sl_extent_info info = { .start = 10, .len = 10, .disk_start = 500,
+				       .flags = 2 };
+	struct sl_extent_info old;
+	struct sl_extent_map em;
+
+	if (!em_test_init(&em))
+		return;
+	SL_EXPECT(sl_em_replace(&em, &info, &old, GFP_KERNEL) == -ENOENT);
+	SL_EXPECT(em_test_add(&em, 10, 10, 0, 0, 0) == 0);
+	SL_EXPECT(em_test_add(&em, 20, 10, 10, 0, 0) == 0);
+	info.len = 9;
+	SL_EXPECT(sl_em_replace(&em, &info, &old, GFP_KERNEL) == -ENOENT);
+	info.start = 11;
+	SL_EXPECT(sl_em_replace(&em, &info, &old, GFP_KERNEL) == -ENOENT);
+	info.len = 0;
+	SL_EXPECT(sl_em_replace(&em, &info, &old, GFP_KERNEL) == -EINVAL);
+	SL_EXPECT(em_test_is(&em, 10, 10, 10, 0, 0));
+	info.start = 10;
+	info.len = 10;
+	SL_EXPECT(sl_em_replace(&em, &info, &old, GFP_KERNEL) == 0);
+	SL_EXPECT(old.start == 10 && old.len == 10 && old.disk_start == 0 &&
+		  old.flags == 0);
+	SL_EXPECT(em_test_is(&em, 15, 10, 10, 500, 2));
+	/* The neighbour continues it on disk no more, and is left alone. */
+	SL_EXPECT(em_test_is(&em, 20, 20, 10, 10, 0));
+	SL_EXPECT(sl_em_count(&em) == 2);
+	info.disk_start = 0;
+	info.flags = 0;
+	SL_EXPECT(sl_em_replace(&em, &info, NULL, GFP_KERNEL) == 0);
+	SL_EXPECT(em_test_is(&em, 19, 10, 10, 0, 0));
+	SL_EXPECT(sl_em_count(&em) == 2);
+#ifdef SL_TEST_FAULT_INJECTION
+	shim_fail_nth(1);
+	SL_EXPECT(sl_em_replace(&em, &info, NULL, GFP_KERNEL) == -ENOMEM);
+	shim_fail_off();
+	SL_EXPECT(em_test_is(&em, 19, 10, 10, 0, 0));
+#endif
+	em_test_done(&em);
+}
+
 static void test_em_drop_range(void)
 {
 	struct sl_extent_map em;

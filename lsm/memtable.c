@@ -28,7 +28,9 @@
  *
  * Concurrency contract:
  *  - Writers (lsm_mem_apply()) are serialized by the caller; a second
- *    writer inside is caught by a warning.  A put changes the map in
+ *    writer inside is caught by a warning.  A put over nothing is one
+ *    insert, a single step for readers, made outside any write section
+ *    (lsm_mem_add_fast()).  A put over something changes the map in
  *    several steps (punch, then insert); @mt->seq makes them one change
  *    for readers.  The write section holds @mt->lock (a rwlock only
  *    ever write-locked, because the seqcount needs a lock that it can
@@ -419,6 +421,56 @@ static int lsm_mem_collect(struct lsm_memtable *mt, u64 key, u64 last,
 	return nr;
 }
 
+/* Whether @rec's disk range wraps past U64_MAX: then it is two pieces. */
+static bool lsm_mem_rec_wraps(const struct lsm_mem_rec *rec)
+{
+	u64 disk = lsm_mem_disk(rec, rec->key);
+
+	return disk + (rec->len - 1) < disk;
+}
+
+/*
+ * The common put lands on nothing (a new key): try the insert alone,
+ * before any lookup.  The map refuses a piece that overlaps one it holds
+ * (-EEXIST) in the same descent that finds where the piece goes, so a
+ * put over nothing costs one descent, no scratch list and no write
+ * section: one insert is one step for readers, who see the memtable
+ * before it or after it.  Adjacent pieces do not overlap, so a put next
+ * to others stays here.  The next most common, a put over exactly one
+ * piece (a key written again), is one replace, one step as well.  Any
+ * error (-ENOENT: something else is there; -ENOMEM, which the slow path
+ * retries) leaves the map as it was, for lsm_mem_replace().
+ */
+static int lsm_mem_add_fast(struct lsm_memtable *mt, struct lsm_mem_rec *rec,
+			    gfp_t gfp)
+{
+	struct sl_extent_info info = {
+		.start = rec->key,
+		.len = rec->len,
+		.disk_start = lsm_mem_disk(rec, rec->key),
+		.flags = rec->flags & LSM_EXT_FLAGS,
+	};
+	struct sl_extent_info old;
+	struct lsm_mem_rec *prev;
+	int ret;
+
+	rec->pieces = 1;
+	ret = sl_em_add(&mt->em, &info, 0, gfp);
+	if (ret != -EEXIST)
+		return ret;
+	/*
+	 * An overwrite of exactly one piece (a point over a point): the new
+	 * piece takes its place in one step.  Anything else is -ENOENT.
+	 */
+	ret = sl_em_replace(&mt->em, &info, &old, gfp);
+	if (ret)
+		return ret;
+	prev = lsm_mem_rec_of(&old);
+	if (!--prev->pieces)
+		lsm_mem_rec_retire(mt, prev);
+	return 0;
+}
+
 /* Put @rec in the map: one piece, or two at the wrap point. */
 static int lsm_mem_insert(struct lsm_memtable *mt, struct lsm_mem_rec *rec,
 			  gfp_t gfp)
@@ -432,7 +484,7 @@ static int lsm_mem_insert(struct lsm_memtable *mt, struct lsm_mem_rec *rec,
 	u64 wrap = 0 - (u64)(uintptr_t)rec;	/* the unit at disk 0 */
 	int ret;
 
-	if (info.disk_start + (info.len - 1) >= info.disk_start) {
+	if (!lsm_mem_rec_wraps(rec)) {
 		rec->pieces = 1;
 		return sl_em_add(&mt->em, &info, 0, gfp);
 	}
@@ -620,12 +672,20 @@ int lsm_mem_apply(struct lsm_memtable *mt, const struct lsm_extent *ext,
 	rec = lsm_mem_rec_new(mt, ext, gfp);
 	if (!rec)
 		goto out;
+	if (!lsm_mem_rec_wraps(rec)) {
+		ret = lsm_mem_add_fast(mt, rec, gfp);
+		if (!ret)
+			goto out;
+	}
+	/* Something is there (or memory ran short): punch, then insert. */
 	for (;;) {
 		/* Again after a failed try: its restore may cut differently. */
 		nr = lsm_mem_collect(mt, ext->key,
 				     lsm_last(ext->key, ext->len), gfp);
-		if (nr < 0)
+		if (nr < 0) {
+			ret = nr;
 			goto out_free;
+		}
 		ret = lsm_mem_replace(mt, rec, nr, gfp);
 		if (ret != -ENOMEM || !gfpflags_allow_blocking(gfp) ||
 		    ++tries > LSM_MEM_NOMEM_RETRIES)

@@ -82,6 +82,18 @@
  *    linked after P, P tightened, and the leaf merged away and unlinked
  *    again, all between a search's two reads of P's pointer, can still make
  *    that one search miss the leaf's gaps; no bound goes too low.
+ *  - Until the first gap search of a list, no bound was ever tightened, so
+ *    every one is still unknown (at the top) and no raise can change it.
+ *    Raises are skipped then: a list nobody searches for gaps (an extent
+ *    map, a memtable) pays no walk of the towers for them on each insert
+ *    and delete.  The first search sets @list->gaps_searched, then a full
+ *    barrier; a raise reads it after its own full barrier (after its
+ *    change to the leaf).  A raise that reads it unset has its change seen
+ *    by every tightening that follows a search's setting (or reading) of
+ *    it: each tightening reads the leaves after its compare-and-exchange
+ *    of BUSY, a full barrier, so store buffering (the setter) and
+ *    read-write causality (a later search, which read it set) forbid it
+ *    to miss the change.
  * Bounds saturate at SL_GAP_MAX (2^48 - 1 units on 64-bit): a saturated
  * size never prunes by size.  Insertions never lower a bound themselves;
  * only searches do, lazily.  The three parts of a bound are maxima over
@@ -363,6 +375,9 @@ void sl_gap_raise(struct sl_list *list, unsigned long key, unsigned long gap)
 
 	/* Our change to the leaf before any bound is read (see above). */
 	smp_mb();
+	/* No search yet: every bound is still unknown (see above). */
+	if (!READ_ONCE(list->gaps_searched))
+		return;
 	top = READ_ONCE(list->level);
 	sl_gap_covers(list, key, top, 1, covers, NULL);
 	/* The list may grow a level meanwhile: re-read the level each time. */
@@ -439,6 +454,9 @@ void sl_gap_note(struct sl_list *list, unsigned long key)
 
 	/* The removal before the neighbours are read: see above. */
 	smp_mb();
+	/* No search yet: nothing to raise (file header). */
+	if (!READ_ONCE(list->gaps_searched))
+		return;
 	sl_iter_start(&iter, list, key);
 	after = sl_iter_next(&iter);
 	if (after) {
@@ -917,6 +935,11 @@ bool sl_gap_find(struct sl_list *list, unsigned long from, unsigned long room,
 
 	if (from > room || room - from < size - 1)
 		return false;
+	if (!READ_ONCE(list->gaps_searched)) {
+		WRITE_ONCE(list->gaps_searched, 1);
+		/* Raises are made from now on: the flag before any leaf read. */
+		smp_mb();
+	}
 	ok = sl_gap_search(list, &req);
 #ifdef SL_COUNT_KEY_LOADS
 	this_cpu_add(sl_gap_visit_count, req.visits);

@@ -268,6 +268,49 @@ int sl_resize(struct sl_list *list, struct sl_slot *slot, unsigned long size)
 EXPORT_SYMBOL_GPL(sl_resize);
 
 /**
+ * sl_replace() - put a slot in the place of the one with the same extent
+ * @list: the list
+ * @slot: the new slot, with its key and size set, in no list
+ *
+ * The slot that starts at @slot->key with @slot->size units, if there is
+ * one, leaves the list and @slot takes its place in the same step: a
+ * reader finds one or the other, never neither, and the gap index has
+ * nothing to learn, since the units taken stay the same.  An overwrite
+ * costs one descent, where removing and inserting again cost two, each
+ * with a shift of the leaf.  The old slot's size is read under its
+ * leaf's lock; the caller keeps it from changing meanwhile, as for
+ * sl_resize().
+ *
+ * Context: Any context that may take a spinlock.
+ * Return: the slot replaced, whose object the caller may free after a
+ * grace period; NULL if no slot has exactly @slot's extent (the list is
+ * unchanged).
+ */
+struct sl_slot *sl_replace(struct sl_list *list, struct sl_slot *slot)
+{
+	struct sl_locked held = {};
+	struct sl_slot *old = NULL;
+	struct sl_leaf *leaf;
+	int idx;
+
+	rcu_read_lock();
+	leaf = sl_lock_covering(list, slot->key, &held);
+	idx = sl_floor_locked(leaf, slot->key);
+	if (idx >= 0 && leaf->keys[idx] == slot->key &&
+	    READ_ONCE(leaf->slots[idx]->size) == slot->size) {
+		old = leaf->slots[idx];
+		/* Its fields before the pointer, as sl_leaf_put() has them. */
+		sl_write_begin(&held, leaf);
+		WRITE_ONCE(leaf->slots[idx], slot);
+		sl_write_end(leaf);
+	}
+	sl_unlock_all(&held);
+	rcu_read_unlock();
+	return old;
+}
+EXPORT_SYMBOL_GPL(sl_replace);
+
+/**
  * sl_insert() - insert a slot
  * @list: the list
  * @slot: the slot, with its key and size set

@@ -71,6 +71,7 @@ int sl_init(struct sl_list *list, gfp_t gfp)
 	list->head = head;
 	list->level = 1;
 	list->finger_lo = ULONG_MAX;
+	list->gaps_searched = 0;
 	RCU_INIT_POINTER(list->finger, NULL);
 	sl_dir_init(list, gfp);
 	return 0;

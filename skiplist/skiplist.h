@@ -87,6 +87,7 @@ struct sl_list {
 	struct llist_head dir_dying;
 	struct mem_cgroup *dir_memcg;
 	struct work_struct dir_work;
+	int gaps_searched;
 };
 
 /**
@@ -139,6 +140,7 @@ int sl_insert_hole(struct sl_list *list, struct sl_slot *slot,
 int sl_erase(struct sl_list *list, struct sl_slot *slot);
 int sl_resize(struct sl_list *list, struct sl_slot *slot, unsigned long size);
 struct sl_slot *sl_remove(struct sl_list *list, unsigned long key);
+struct sl_slot *sl_replace(struct sl_list *list, struct sl_slot *slot);
 
 struct sl_slot *sl_lookup(struct sl_list *list, unsigned long key);
 struct sl_slot *sl_first_overlap(struct sl_list *list, unsigned long start,

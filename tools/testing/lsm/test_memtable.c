@@ -9,7 +9,8 @@
  * compared with the model, window, extent and value; every few operations
  * a whole walk with lsm_mem_next() is.  Then malformed extents (-EINVAL),
  * and failed allocations at every point of a put (-ENOMEM leaves the
- * memtable as it was).  Every pool kind; at the end the pool holds no
+ * memtable as it was).  Each path of a put (an insert over nothing, a
+ * replace of exactly one piece, a punch then an insert), case by case.  Every pool kind; at the end the pool holds no
  * memory and nothing leaked.
  *
  * Usage: test_memtable [--seed N] [--ops N]
@@ -260,6 +261,32 @@ static unsigned int new_ext(u64 *s)
 	return nr_exts++;
 }
 
+/* An extent of the model with the given range, a short value or none. */
+static unsigned int fixed_ext(u64 key, u64 len, u32 flags)
+{
+	struct m_ext *e;
+
+	if (nr_exts == cap_exts) {
+		cap_exts = cap_exts ? 2 * cap_exts : 256;
+		exts = realloc(exts, cap_exts * sizeof(*exts));
+		if (!exts)
+			abort();
+	}
+	e = &exts[nr_exts];
+	memset(e, 0, sizeof(*e));
+	e->ext.key = key;
+	e->ext.len = len;
+	e->ext.flags = flags;
+	e->ext.vlen = flags & LSM_EXT_TOMBSTONE ? 0 : nr_exts % 3;
+	e->value = malloc(4);
+	if (!e->value)
+		abort();
+	memset(e->value, 'a' + nr_exts % 26, 4);
+	e->ext.value = e->ext.vlen ? e->value : NULL;
+	e->ext.seq = nr_exts + 1;
+	return nr_exts++;
+}
+
 static void check_edges(struct lsm_memtable *mt, u64 *s, const struct lsm_extent *e)
 {
 	u64 last = lsm_last(e->key, e->len);
@@ -337,6 +364,72 @@ static void check_bytes_return(struct lsm_pool *pool, struct lsm_memtable *mt)
 		EXPECT(after - base <= 200 * lsm_pool_charge(pool, 128));
 	}
 	lsm_mem_destroy(fresh);
+}
+
+/*
+ * Each path of lsm_mem_apply(), case by case: a put over nothing is one
+ * insert (an empty memtable, next to a piece on either side, between two,
+ * at both ends of the key space); a put over exactly one piece is one
+ * replace (a point over a point, a long extent over the same one); any
+ * other put over something is refused by both and goes through the punch
+ * (inside a piece, over one unit at either edge, over several, over a
+ * tombstone).  After each, every edge and the whole walk match the model,
+ * and no piece is left over: one piece per window.
+ */
+enum { PUT_INSERT, PUT_REPLACE, PUT_PUNCH };
+
+static void check_fast_slow(struct lsm_pool *pool)
+{
+	static const struct { u64 key, len; u32 flags; int path; } puts[] = {
+		{ 100, 10, 0, PUT_INSERT },		/* empty memtable */
+		{ 110, 10, 0, PUT_INSERT },		/* right next to it */
+		{ 90, 10, 0, PUT_INSERT },		/* left next to it */
+		{ 120, 1, 0, PUT_INSERT },		/* a point next to it */
+		{ 122, 1, 0, PUT_INSERT },		/* one unit apart */
+		{ 121, 1, 0, PUT_INSERT },		/* between two */
+		{ 121, 1, 0, PUT_REPLACE },		/* a point over it */
+		{ 0, 1, 0, PUT_INSERT },		/* the first unit */
+		{ U64_MAX, 1, 0, PUT_INSERT },		/* the last unit */
+		{ U64_MAX, 1, LSM_EXT_TOMBSTONE, PUT_REPLACE },
+		{ 105, 1, 0, PUT_PUNCH },		/* inside: splits it */
+		{ 106, 4, 0, PUT_REPLACE },		/* over the split's tail */
+		{ 119, 1, 0, PUT_PUNCH },		/* a piece's last unit */
+		{ 110, 1, 0, PUT_PUNCH },		/* a piece's first unit */
+		{ 95, 20, 0, PUT_PUNCH },		/* over several */
+		{ 95, 20, 0, PUT_REPLACE },		/* exactly over it */
+		{ 80, 11, 0, PUT_PUNCH },		/* over the left edge */
+		{ 121, 5, 0, PUT_PUNCH },		/* over points and past */
+		{ 200, 100, LSM_EXT_TOMBSTONE, PUT_INSERT },
+		{ 250, 1, 0, PUT_PUNCH },		/* inside the punch */
+		{ 150, 50, 0, PUT_INSERT },		/* up to the punch */
+		{ 1, 1 << 20, 0, PUT_PUNCH },		/* all but both ends */
+		{ 5, 1, 0, PUT_PUNCH },			/* a point inside it */
+	};
+	struct lsm_memtable *mt = lsm_mem_create(pool, GFP_KERNEL);
+	u64 s = seed;
+	unsigned int i;
+
+	EXPECT(mt);
+	model_reset();
+	for (op = 0; op < ARRAY_SIZE(puts); op++) {
+		u64 key = puts[op].key, last = lsm_last(key, puts[op].len);
+		unsigned int id = fixed_ext(key, puts[op].len, puts[op].flags);
+		int w = model_find(key, true), path = PUT_INSERT;
+
+		/* The table says which path each put takes: keep it true. */
+		if (w >= 0 && wins[w].start <= last)
+			path = wins[w].start == key && wins[w].last == last ?
+			       PUT_REPLACE : PUT_PUNCH;
+		EXPECT(path == puts[op].path);
+		EXPECT(lsm_mem_apply(mt, &exts[id].ext, GFP_KERNEL) == 0);
+		model_apply(id);
+		for (i = 0; i < 4; i++)
+			check_edges(mt, &s, &exts[id].ext);
+		check_walk(mt);
+		/* No record here is long enough to cross its address's wrap. */
+		EXPECT(lsm_mem_pieces(mt) == nr_wins);
+	}
+	lsm_mem_destroy(mt);
 }
 
 /* Random puts and punches checked against the model. */
@@ -489,6 +582,7 @@ int main(int argc, char **argv)
 		struct lsm_pool *pool = lsm_pool_create(kinds[k], GFP_KERNEL);
 
 		EXPECT(pool);
+		check_fast_slow(pool);
 		wrapped += run_diff(pool, seed * 3 + k, k ? nops / 4 : nops);
 		check_einval(pool);
 		check_enomem(pool, seed * 7 + k);
