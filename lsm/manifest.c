@@ -226,26 +226,36 @@ static void lsm_mblock_seal(struct lsm_manifest *m, void *buf, u64 blocknr,
 }
 
 /*
- * Write the state as a snapshot into a new extent and point a new
- * superblock at it; then free the old extent (if @old).
+ * The blocks of a manifest extent for a state of @nrec records (the state
+ * record, runs and segments): room for a snapshot twice that size, so
+ * that edits fill it before the next roll-over, and the edit blocks.
  */
-static int lsm_manifest_roll(struct lsm_manifest *m, bool old)
+static u64 lsm_manifest_extent_blocks(unsigned int nrec)
+{
+	return 2 * DIV_ROUND_UP(nrec, LSM_MREC_PER_BLOCK) +
+	       LSM_MANIFEST_EDIT_BLOCKS;
+}
+
+/*
+ * Write the state as a snapshot into the new extent [@start, @start +
+ * @nr), allocated by the caller and large enough for it, and point a new
+ * superblock at it; then free the old extent (if @old).  On error the
+ * new extent stays allocated (whether the superblock landed is unknown).
+ */
+static int lsm_manifest_roll(struct lsm_manifest *m, bool old, u64 start,
+			     u64 nr)
 {
 	unsigned int nrec = 1 + m->nr_runs + m->nr_segs, done = 0;
-	u64 snap = DIV_ROUND_UP(nrec, LSM_MREC_PER_BLOCK);
-	u64 nr = 2 * snap + LSM_MANIFEST_EDIT_BLOCKS, start, id;
+	u64 snap = DIV_ROUND_UP(nrec, LSM_MREC_PER_BLOCK), id;
 	struct lsm_super_info sb = *m->sb;
 	u8 *buf;
 	int err;
 
-	err = lsm_space_alloc(m->space, nr, &start);
-	if (err)
-		return err;
+	if (WARN_ON_ONCE(lsm_manifest_extent_blocks(nrec) > nr))
+		return -EUCLEAN;
 	buf = kvmalloc(snap * LSM_BLOCK_SIZE, GFP_KERNEL);
-	if (!buf) {
-		lsm_space_free(m->space, start, nr);
+	if (!buf)
 		return -ENOMEM;
-	}
 	id = lsm_manifest_new_id(m);
 	m->snap_blocks = snap;
 	memset(buf, 0, snap * LSM_BLOCK_SIZE);
@@ -297,6 +307,7 @@ fail:
 int lsm_manifest_format(struct lsm_manifest *m, struct lsm_bdev *bdev,
 			struct lsm_space *space, struct lsm_super_info *sb)
 {
+	u64 start, nr;
 	int err;
 
 	memset(m, 0, sizeof(*m));
@@ -304,8 +315,12 @@ int lsm_manifest_format(struct lsm_manifest *m, struct lsm_bdev *bdev,
 	m->space = space;
 	m->sb = sb;
 	m->next_id = 1;
+	nr = lsm_manifest_extent_blocks(1);
+	err = lsm_space_alloc(space, nr, &start);
+	if (err)
+		return err;
 	/* Both copies: no copy of the device's earlier content can win. */
-	err = lsm_manifest_roll(m, false);
+	err = lsm_manifest_roll(m, false, start, nr);
 	if (!err)
 		err = lsm_super_write(bdev, sb);
 	return err;
@@ -460,26 +475,45 @@ void lsm_manifest_destroy(struct lsm_manifest *m)
  * edit stops using may be freed once this returns 0.
  *
  * Context: process context, may sleep; callers serialize.
- * Return: 0; -ENOSPC when a roll-over finds no space; -ENOMEM; -EUCLEAN
- * for an edit that names a run or segment not there; the device's errno.
- * After an error the state in memory may hold the edit while the device
- * does not: the store stops writing (read-only).
+ * Return: 0; -ENOSPC when a roll-over finds no space, with nothing
+ * changed; -ENOMEM; -EUCLEAN for an edit that names a run or segment not
+ * there; the device's errno.  After an error other than -ENOSPC the state
+ * in memory may hold the edit while the device does not: the store stops
+ * writing (read-only).
  */
 int lsm_manifest_commit(struct lsm_manifest *m, const struct lsm_edit *e,
 			u64 persisted_seq)
 {
+	bool roll = m->next_block >= m->sb->manifest_blocks;
+	u64 start = 0, nr = 0;
 	struct lsm_mrec *recs;
 	u8 *buf;
 	int err;
 
-	for (unsigned int i = 0; i < e->n; i++) {
-		err = lsm_manifest_apply(m, &e->recs[i]);
+	/*
+	 * A roll-over's extent before the state takes the edit, sized for
+	 * the state with every record of the edit added: a device too full
+	 * for it refuses the edit with the manifest unchanged, so that the
+	 * caller may report -ENOSPC and go on.
+	 */
+	if (roll) {
+		nr = lsm_manifest_extent_blocks(1 + m->nr_runs + m->nr_segs +
+						e->n);
+		err = lsm_space_alloc(m->space, nr, &start);
 		if (err)
 			return err;
 	}
+	for (unsigned int i = 0; i < e->n; i++) {
+		err = lsm_manifest_apply(m, &e->recs[i]);
+		if (err) {
+			if (roll)
+				lsm_space_free(m->space, start, nr);
+			return err;
+		}
+	}
 	m->persisted_seq = persisted_seq;
-	if (m->next_block >= m->sb->manifest_blocks)
-		return lsm_manifest_roll(m, true);
+	if (roll)
+		return lsm_manifest_roll(m, true, start, nr);
 	buf = kzalloc(LSM_BLOCK_SIZE, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;

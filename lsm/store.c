@@ -288,6 +288,9 @@ static int lsm_store_new_segment(struct lsm_store *st)
 		seg.id = lsm_manifest_new_id(&st->m);
 		lsm_edit_seg_add(e, &seg);
 		err = lsm_manifest_commit(&st->m, e, st->m.persisted_seq);
+		/* Refused with the manifest unchanged: the space is free. */
+		if (err == -ENOSPC)
+			lsm_space_free(&st->space, seg.start, seg.nr);
 	}
 	mutex_unlock(&st->manifest_mutex);
 	kfree(e);

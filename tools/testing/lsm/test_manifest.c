@@ -4,8 +4,9 @@
  * manifest rolls over to a new extent when full, so that what a load
  * reads stays bounded however many edits were made; a torn last edit is
  * simply not there; an edit naming a run that is not there is refused;
- * the invariant check catches overlapping extents and space that the
- * manifest does not account for.
+ * a roll-over that finds no room changes nothing; the invariant check
+ * catches overlapping extents and space that the manifest does not
+ * account for.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,6 +164,50 @@ int main(int argc, char **argv)
 			same_state(&g.m, &h.m);
 			unload(&h);
 		}
+		unload(&g);
+	}
+
+	/*
+	 * A roll-over that finds no room refuses the edit with the state as
+	 * it was (-ENOSPC), so that the store can report a full device and
+	 * go on; once there is room the same edit rolls over.
+	 */
+	{
+		static u64 filler[NR_BLOCKS];
+		struct lsm_edit e = { .n = 0 };
+		struct lsm_run_info run = { .nr_blocks = 1 };
+		struct lsm_manifest before;
+		u64 start = f.sb.manifest_start;
+		unsigned int n = 0;
+
+		while (f.m.next_block < f.sb.manifest_blocks) {
+			EXPECT(!lsm_space_alloc(&f.space, 1, &run.first_block));
+			run.id = lsm_manifest_new_id(&f.m);
+			lsm_edit_run_add(&e, &run);
+			EXPECT(!lsm_manifest_commit(&f.m, &e, 1500));
+			e.n = 0;
+		}
+		EXPECT(!lsm_space_alloc(&f.space, 1, &run.first_block));
+		run.id = lsm_manifest_new_id(&f.m);
+		lsm_edit_run_add(&e, &run);
+		while (!lsm_space_alloc(&f.space, 1, &filler[n]))
+			n++;
+		before = f.m;
+		EXPECT(lsm_manifest_commit(&f.m, &e, 2000) == -ENOSPC);
+		EXPECT(f.m.nr_runs == before.nr_runs &&
+		       f.m.nr_segs == before.nr_segs &&
+		       f.m.persisted_seq == before.persisted_seq &&
+		       f.m.next_block == before.next_block &&
+		       f.sb.manifest_start == start);
+		EXPECT(!lsm_manifest_check(&f.m, n + 1));
+		while (n)
+			lsm_space_free(&f.space, filler[--n], 1);
+		EXPECT(!lsm_manifest_commit(&f.m, &e, 2000));
+		EXPECT(f.sb.manifest_start != start &&
+		       f.m.nr_runs == before.nr_runs + 1);
+		EXPECT(!lsm_manifest_check(&f.m, 0));
+		load(b, &g);
+		same_state(&f.m, &g.m);
 		unload(&g);
 	}
 

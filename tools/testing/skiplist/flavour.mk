@@ -19,6 +19,11 @@ SL_SHIM := base lock irq rcu slab workqueue crc32c
 SL_EXTENT := extent_map range_alloc
 SL_INCLUDES = -I$(SL_TOP)/tools/testing/skiplist/include -I$(SL_TOP)/skiplist \
 	      -I$(SL_TOP)/extent
+# Every header an object of lsm/ may see: its own, the extent map's and
+# the skiplist's (whose struct layouts it embeds), and the shims'.
+SL_LSM_HEADERS = $(wildcard $(SL_TOP)/lsm/*.h $(SL_TOP)/extent/*.h \
+	$(SL_TOP)/skiplist/*.h $(SL_TOP)/tools/testing/skiplist/shim/*.h \
+	$(SL_TOP)/tools/testing/skiplist/include/*/*.h)
 SL_WARN := -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare \
 	   -Wno-missing-field-initializers
 
