@@ -44,8 +44,9 @@
  *    if the insert fails (punch), so -ENOMEM leaves the map unchanged.
  *    Removing and re-inserting the neighbours instead could fail halfway
  *    with no way back: the re-insert may need a split as well.
- *  - An extent leaves the list by sl_erase() or sl_remove() and is freed
- *    after a grace period (call_rcu()), since readers may still hold it.
+ *  - An extent leaves the list by sl_erase(), sl_remove() or sl_replace()
+ *    and is freed after a grace period (call_rcu()), since readers may
+ *    still hold it.
  *  - @em->lock is taken with bottom halves disabled, so the map may be
  *    used from process and softirq context.  Not from hardirq or NMI
  *    context: a reader interrupting a write section on its own CPU would

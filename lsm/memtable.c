@@ -29,10 +29,11 @@
  * Concurrency contract:
  *  - Writers (lsm_mem_apply()) are serialized by the caller; a second
  *    writer inside is caught by a warning.  A put over nothing is one
- *    insert, a single step for readers, made outside any write section
- *    (lsm_mem_add_fast()).  A put over something changes the map in
- *    several steps (punch, then insert); @mt->seq makes them one change
- *    for readers.  The write section holds @mt->lock (a rwlock only
+ *    insert, and a put over exactly one piece one replace: each a single
+ *    step for readers, made outside any write section
+ *    (lsm_mem_add_fast()).  Any other put changes the map in several
+ *    steps (punch, then insert); @mt->seq makes them one change for
+ *    readers.  The write section holds @mt->lock (a rwlock only
  *    ever write-locked, because the seqcount needs a lock that it can
  *    assert and that nests outside the map's own) with bottom halves off
  *    and never sleeps: every allocation that may sleep is made before

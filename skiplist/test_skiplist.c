@@ -1048,7 +1048,11 @@ static void sl_race_window(const struct sl_window_at *at)
  * A free that raises a bound while a search is tightening it must win:
  * afterwards the bound still covers the new gap and the gap is found.
  * Slots of one unit sit at every even key, so every gap is one unit and a
- * search for two units looks through, and tightens, every span.
+ * search for two units looks through, and tightens, every span.  It is
+ * the list's first search: raises are skipped until a search has set
+ * gaps_searched (gap.c), so that search must set it before it tightens
+ * anything, or this free's raise is skipped and the bound stored misses
+ * its gap.
  */
 static void test_gap_race(void)
 {
@@ -1068,6 +1072,7 @@ static void test_gap_race(void)
 		return;
 	}
 	sl_race_removed = ULONG_MAX;
+	SL_EXPECT(!READ_ONCE(list.gaps_searched));
 	sl_window_hook = sl_race_window;
 	ret = sl_insert_hole(&list, &item->slot, 2, 1, 0, 2 * n, 0, NULL,
 			     GFP_KERNEL);
@@ -2705,6 +2710,101 @@ static void test_directory_memcg(void)
 	SL_EXPECT(creator.charged == charged && creator.refs == 0);
 	sl_test_destroy(&list);
 }
+
+static struct {
+	struct sl_leaf *x, *l;
+	unsigned long key;
+	bool armed;
+} sl_rep;
+
+/*
+ * Once the replace's descent stands in X about to step to L: take one
+ * slot off L, which merges L into X, so that the leaf the descent hands
+ * back is dead before the replace locks it.
+ */
+static void sl_replace_dead_window(const struct sl_window_at *at)
+{
+	struct sl_leaf *l = sl_rep.l;
+
+	if (at->win != SL_WIN_SEARCH_HOP || !sl_rep.armed ||
+	    at->leaf != sl_rep.x || at->key != sl_rep.key)
+		return;
+	sl_rep.armed = false;
+	SL_EXPECT(sl_test_remove(at->list, READ_ONCE(l->keys[l->nr - 1])));
+	SL_EXPECT(READ_ONCE(l->dead));
+}
+
+/*
+ * sl_replace() takes the leaf its descent found only after checking it
+ * under the lock: here it has died meanwhile, merged into the leaf before
+ * it, which now holds the slot.  No directory (fewer leaves than it needs
+ * to be built), so the descent comes down X's tower and walks level 0
+ * into L; X keeps one slot and L SL_MERGE_LOW, as in dead_hop_tower, so
+ * the one delete in the window merges L into X.
+ */
+static void test_replace_dead_leaf(void)
+{
+	unsigned long n = 40 * SL_LEAF_KEYS, i, bad = 0;
+	struct sl_test_item *item = NULL;
+	struct sl_leaf *x, *l;
+	struct sl_slot *old;
+	struct sl_list list;
+	bool found = false;
+
+	/* L must keep its slot at @key through the merge (not with 4 keys). */
+	if (SL_MERGE_LOW < 2)
+		return;
+	memset(&sl_rep, 0, sizeof(sl_rep));
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	for (i = 0; i < n; i++)
+		bad += sl_test_insert(&list, i * 4, 2) != 0;
+	flush_work(&list.dir_work);
+	if (!SL_EXPECT(bad == 0) || !SL_EXPECT(!rcu_access_pointer(list.dir)))
+		goto out;
+	/* Single-threaded: the leaves stay as found. */
+	rcu_read_lock();
+	for (x = rcu_dereference(list.head->next); x; x = l) {
+		l = rcu_dereference(x->next);
+		if (!l || !rcu_access_pointer(l->next))
+			break;
+		if (x->height >= 2 && l->height == 1 &&
+		    x->nr == SL_LEAF_KEYS && l->nr == SL_LEAF_KEYS) {
+			found = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	if (!SL_EXPECT(found))
+		goto out;
+	sl_hop_shrink(&list, x, 1);
+	sl_hop_shrink(&list, l, SL_MERGE_LOW);
+	SL_EXPECT(sl_check(&list) == 0);
+	sl_rep.x = x;
+	sl_rep.l = l;
+	sl_rep.key = l->keys[0];
+	item = sl_test_item_new(sl_rep.key, 2);
+	if (!SL_EXPECT(item))
+		goto out;
+	sl_rep.armed = true;
+	sl_window_hook = sl_replace_dead_window;
+	old = sl_replace(&list, &item->slot);
+	sl_window_hook = NULL;
+	/* The window was reached, and the merge happened in it. */
+	SL_EXPECT(!sl_rep.armed);
+	if (SL_EXPECT(old && old->key == sl_rep.key && old != &item->slot)) {
+		sl_test_item_free(sl_test_item_of(old));
+	} else {
+		kfree(item);
+		item = NULL;
+	}
+	rcu_read_lock();
+	SL_EXPECT(!item || sl_lookup(&list, sl_rep.key + 1) == &item->slot);
+	rcu_read_unlock();
+	SL_EXPECT(sl_check(&list) == 0);
+out:
+	sl_test_destroy(&list);
+}
 #endif
 
 #ifdef __KERNEL__
@@ -2978,6 +3078,7 @@ static const struct sl_test_case sl_test_cases[] = {
 	{ "directory_straggler", test_directory_straggler },
 	{ "stats_chunks", test_stats_chunks },
 	{ "directory_memcg", test_directory_memcg },
+	{ "replace_dead_leaf", test_replace_dead_leaf },
 #endif
 #ifdef __KERNEL__
 	/* Timers, tasklets and kthreads: the kernel's own contexts. */

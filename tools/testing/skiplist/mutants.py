@@ -152,6 +152,25 @@ MUTANTS = [
      "\tif (start < first || start > last || last - start < step - 1)\n\t\tblock--;\n",
      "\tblock -= block > 0;\n",
      "gap_arith", "gap_arith: a run of 2^b units at a multiple of 2^b bounded by blocks of 2^(b-1)"),
+    ("gap-flag-after-search", "skiplist/gap.c",
+     "\tif (!READ_ONCE(list->gaps_searched)) {\n"
+     "\t\tWRITE_ONCE(list->gaps_searched, 1);\n"
+     "\t\t/* Raises are made from now on: the flag before any leaf read. */\n"
+     "\t\tsmp_mb();\n"
+     "\t}\n"
+     "\tok = sl_gap_search(list, &req);\n",
+     "\tok = sl_gap_search(list, &req);\n"
+     "\tif (!READ_ONCE(list->gaps_searched)) {\n"
+     "\t\tWRITE_ONCE(list->gaps_searched, 1);\n"
+     "\t\tsmp_mb();\n"
+     "\t}\n",
+     "unit", "gap_race test: a free inside the first search's tightening skips its raise"),
+    ("replace-trusts-descent", "skiplist/insert.c",
+     "\tleaf = sl_lock_covering(list, slot->key, &held);\n\tidx",
+     "\t{\n\t\tunsigned int loads = 0;\n\n"
+     "\t\tleaf = sl_descend(list, slot->key, &loads);\n"
+     "\t\tsl_lock_leaf(&held, leaf);\n\t}\n\tidx",
+     "unit", "replace_dead_leaf test: a replace into a leaf merged away before the lock"),
     ("raise-clears-busy", "skiplist/gap.c",
      "\t\tif (old & SL_GAP_BUSY)\n\t\t\tnew |= SL_GAP_FLAGS;\n", "",
      "unit", "gap_generation_wrap test: a second tightening's BUSY word equal to a stalled one's"),
