@@ -245,6 +245,7 @@ check-debug: setup
 	$(MAKE) -C selftests/extent
 	$(MAKE) -C selftests/lsm
 	$(MAKE) -C tools/slctl
+	$(MAKE) -C tools/bench/lsm dev BUILD=$(BUILD)/bench-obj/lsm
 	@for v in $(DEBUG_VARIANTS); do \
 		kdir=$$($(TOP)/tools/debug-kernel/build.sh $$v | tail -1) || exit 1; \
 		$(MAKE) --no-print-directory debug-run DEBUG_KDIR=$$kdir \

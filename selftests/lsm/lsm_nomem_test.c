@@ -138,12 +138,20 @@ static bool region_is(const struct state *s)
 	return true;
 }
 
+/*
+ * /proc/self/make-it-fail, opened once before any failure is asked for:
+ * an open while failures are on may itself fail.  A write of it is
+ * retried, for the same reason.
+ */
+static int fail_fd = -1;
+
 static void make_it_fail(int on)
 {
-	FILE *f = fopen("/proc/self/make-it-fail", "w");
+	char c = on ? '1' : '0';
 
-	if (!f || fprintf(f, "%d\n", on) < 0 || fclose(f))
-		abort();
+	for (int tries = 0; write(fail_fd, &c, 1) != 1; tries++)
+		if (tries == 1000)
+			abort();
 }
 
 static bool ok_failure(int ret)
@@ -220,8 +228,11 @@ FIXTURE(store) {
 
 FIXTURE_SETUP(store)
 {
+	self->fd = -1;
 	if (access("/proc/self/make-it-fail", W_OK))
 		SKIP(return, "no /proc/self/make-it-fail: the kernel lacks fault injection");
+	fail_fd = open("/proc/self/make-it-fail", O_WRONLY);
+	ASSERT_LE(0, fail_fd);
 	self->fd = lsm_open();
 	ASSERT_LE(0, self->fd);
 }
@@ -230,6 +241,8 @@ FIXTURE_TEARDOWN(store)
 {
 	if (self->fd >= 0)
 		close(self->fd);
+	if (fail_fd >= 0)
+		close(fail_fd);
 }
 
 TEST_F_TIMEOUT(store, rounds_under_failing_allocations, 900)
@@ -248,7 +261,8 @@ TEST_F_TIMEOUT(store, rounds_under_failing_allocations, 900)
 	memset(&states[0], 0, sizeof(states[0]));
 
 	for (int round = 0; round < rounds; round++) {
-		int last = 0, durable = 0, maybe = -1, tries = 0, i;
+		int last = 0, durable = 0, maybe = -1, found = -1, tries = 0;
+		int i;
 
 		/* Some rounds start with an attach that may fail. */
 		if (round % 4 == 3) {
@@ -343,20 +357,16 @@ TEST_F_TIMEOUT(store, rounds_under_failing_allocations, 900)
 		}
 		ASSERT_EQ(0, read_region(fd));
 		/* The newest state that matches, from the durable one on. */
-		{
-			int found = -1;
-
-			if (maybe > 0 && region_is(&states[maybe]))
-				found = maybe;
-			for (int k = last; found < 0 && k >= durable; k--)
-				if (region_is(&states[k]))
-					found = k;
-			ASSERT_LE(0, found) {
-				TH_LOG("round %d: after attach the store is no state between call %d (durable) and %d (seed %llu)",
-				       round, durable, last, seed);
-			}
-			states[0] = states[found];
+		if (maybe > 0 && region_is(&states[maybe]))
+			found = maybe;
+		for (int k = last; found < 0 && k >= durable; k--)
+			if (region_is(&states[k]))
+				found = k;
+		ASSERT_LE(0, found) {
+			TH_LOG("round %d: after attach the store is no state between call %d (durable) and %d (seed %llu)",
+			       round, durable, last, seed);
 		}
+		states[0] = states[found];
 		ASSERT_EQ(0, lsm_stats(fd, &st));
 		ASSERT_EQ(0, st.read_only);
 	}
