@@ -684,11 +684,35 @@ static unsigned long sl_align_visits(unsigned long n, unsigned long lists,
 #define SL_ALIGN_PRUNE_RATIO	3
 #endif
 
+/*
+ * The median of three builds of the large list, each with towers drawn
+ * anew: one unlucky draw (664 visits against 109 at 1K, once on 6.12)
+ * must not fail the test, while a search that looks at every misaligned
+ * gap is slow in all three.
+ */
+static unsigned long sl_align_visits_median(unsigned long n,
+					    unsigned long limit)
+{
+	unsigned long v[3], t;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		v[i] = sl_align_visits(n, 1, 64, limit);
+	if (v[0] > v[1]) {
+		t = v[0];
+		v[0] = v[1];
+		v[1] = t;
+	}
+	if (v[1] > v[2])
+		v[1] = v[2];
+	return max(v[0], v[1]);
+}
+
 static void test_gap_align_prune(void)
 {
 	unsigned long small = sl_align_visits(1UL << 10, 16, 4, ULONG_MAX);
 	unsigned long bound = SL_ALIGN_PRUNE_RATIO * small;
-	unsigned long large = sl_align_visits(1UL << 16, 1, 64, bound);
+	unsigned long large = sl_align_visits_median(1UL << 16, bound);
 
 	pr_info("test_skiplist: gap search visits per size-1 align-2 request: %lu at 1K slots, %lu at 64K\n",
 		small, large);
