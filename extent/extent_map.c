@@ -322,6 +322,29 @@ unlock:
 	return ret;
 }
 
+/*
+ * A new extent object for @info in *@extp: 0, -EINVAL if its range is
+ * empty or wraps in the file or on disk, or -ENOMEM.
+ */
+static int sl_em_new(const struct sl_extent_info *info, gfp_t gfp,
+		     struct sl_extent **extp)
+{
+	struct sl_extent *ext;
+
+	if (!sl_em_range_ok(info->start, info->len) ||
+	    !sl_em_range_ok(info->disk_start, info->len))
+		return -EINVAL;
+	ext = kmem_cache_alloc(sl_extent_cache, gfp);
+	if (!ext)
+		return -ENOMEM;
+	ext->slot.key = info->start;
+	ext->slot.size = info->len;
+	ext->disk_start = info->disk_start;
+	ext->flags = info->flags;
+	*extp = ext;
+	return 0;
+}
+
 /**
  * sl_em_add() - map a range of the file
  * @em:   the map
@@ -354,16 +377,11 @@ int sl_em_add(struct sl_extent_map *em, const struct sl_extent_info *info,
 	struct sl_extent *ext;
 	int ret, tries = 0;
 
-	if ((mode & ~SL_EM_MERGE) || !sl_em_range_ok(info->start, info->len) ||
-	    !sl_em_range_ok(info->disk_start, info->len))
+	if (mode & ~SL_EM_MERGE)
 		return -EINVAL;
-	ext = kmem_cache_alloc(sl_extent_cache, gfp);
-	if (!ext)
-		return -ENOMEM;
-	ext->slot.key = info->start;
-	ext->slot.size = info->len;
-	ext->disk_start = info->disk_start;
-	ext->flags = info->flags;
+	ret = sl_em_new(info, gfp, &ext);
+	if (ret)
+		return ret;
 	do {
 		if (mode & SL_EM_MERGE)
 			ret = sl_em_add_merge(em, ext, gfp);
@@ -485,17 +503,11 @@ int sl_em_replace(struct sl_extent_map *em, const struct sl_extent_info *info,
 {
 	struct sl_extent *ext, *prev;
 	struct sl_slot *slot;
+	int ret;
 
-	if (!sl_em_range_ok(info->start, info->len) ||
-	    !sl_em_range_ok(info->disk_start, info->len))
-		return -EINVAL;
-	ext = kmem_cache_alloc(sl_extent_cache, gfp);
-	if (!ext)
-		return -ENOMEM;
-	ext->slot.key = info->start;
-	ext->slot.size = info->len;
-	ext->disk_start = info->disk_start;
-	ext->flags = info->flags;
+	ret = sl_em_new(info, gfp, &ext);
+	if (ret)
+		return ret;
 	/* Shared: sizes, which sl_replace() compares, change only exclusive. */
 	read_lock_bh(&em->lock);
 	slot = sl_replace(&em->list, &ext->slot);

@@ -430,6 +430,17 @@ static bool lsm_mem_rec_wraps(const struct lsm_mem_rec *rec)
 	return disk + (rec->len - 1) < disk;
 }
 
+/* The whole of @rec as one piece of the map. */
+static struct sl_extent_info lsm_mem_info(const struct lsm_mem_rec *rec)
+{
+	return (struct sl_extent_info){
+		.start = rec->key,
+		.len = rec->len,
+		.disk_start = lsm_mem_disk(rec, rec->key),
+		.flags = rec->flags & LSM_EXT_FLAGS,
+	};
+}
+
 /*
  * The common put lands on nothing (a new key): try the insert alone,
  * before any lookup.  The map refuses a piece that overlaps one it holds
@@ -445,12 +456,7 @@ static bool lsm_mem_rec_wraps(const struct lsm_mem_rec *rec)
 static int lsm_mem_add_fast(struct lsm_memtable *mt, struct lsm_mem_rec *rec,
 			    gfp_t gfp)
 {
-	struct sl_extent_info info = {
-		.start = rec->key,
-		.len = rec->len,
-		.disk_start = lsm_mem_disk(rec, rec->key),
-		.flags = rec->flags & LSM_EXT_FLAGS,
-	};
+	struct sl_extent_info info = lsm_mem_info(rec);
 	struct sl_extent_info old;
 	struct lsm_mem_rec *prev;
 	int ret;
@@ -476,12 +482,7 @@ static int lsm_mem_add_fast(struct lsm_memtable *mt, struct lsm_mem_rec *rec,
 static int lsm_mem_insert(struct lsm_memtable *mt, struct lsm_mem_rec *rec,
 			  gfp_t gfp)
 {
-	struct sl_extent_info info = {
-		.start = rec->key,
-		.len = rec->len,
-		.disk_start = lsm_mem_disk(rec, rec->key),
-		.flags = rec->flags & LSM_EXT_FLAGS,
-	};
+	struct sl_extent_info info = lsm_mem_info(rec);
 	u64 wrap = 0 - (u64)(uintptr_t)rec;	/* the unit at disk 0 */
 	int ret;
 
