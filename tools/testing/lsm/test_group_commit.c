@@ -38,6 +38,7 @@
 #include "memdev.h"
 #include "store.h"
 #include "rnd.h"
+#include "fail.h"
 
 #define NR_BLOCKS	(2 * LSM_MIN_BLOCKS)
 #define MAX_THREADS	8
@@ -46,19 +47,6 @@
 
 static u64 seed;
 static const char *phase = "setup";
-
-#define FAIL(fmt, ...) do {						\
-	fprintf(stderr, "test_group_commit: FAIL (%s): " fmt		\
-		" (reproduce: test_group_commit --seed %llu)\n", phase,	\
-		##__VA_ARGS__, (unsigned long long)seed);		\
-	exit(1);							\
-} while (0)
-
-#define EXPECT_OK(call) do {						\
-	int __err = (call);						\
-	if (__err)							\
-		FAIL("%s: %d", #call, __err);				\
-} while (0)
 
 static const struct lsm_options opts = {
 	.memtable_bytes = 64 * 1024,

@@ -40,6 +40,7 @@
 #include "store.h"
 #include "store_check.h"
 #include "rnd.h"
+#include "fail.h"
 
 #define NR_BLOCKS	(2 * LSM_MIN_BLOCKS)
 
@@ -53,19 +54,6 @@ static u64 rnd(void)
 }
 
 static const char *phase = "setup";
-
-#define FAIL(fmt, ...) do {						\
-	fprintf(stderr, "test_ordering: FAIL (%s): " fmt		\
-		" (reproduce: test_ordering --seed %llu)\n", phase,	\
-		##__VA_ARGS__, (unsigned long long)seed);		\
-	exit(1);							\
-} while (0)
-
-#define EXPECT_OK(call) do {						\
-	int __err = (call);						\
-	if (__err)							\
-		FAIL("%s: %d", #call, __err);				\
-} while (0)
 
 /* Large memtables, and no timed commit: only what the test asks for. */
 static const struct lsm_options opts = {

@@ -34,6 +34,7 @@
 #include "store.h"
 #include "store_check.h"
 #include "rnd.h"
+#include "fail.h"
 
 #define UNITS		300
 #define MAX_OPS		4
@@ -42,13 +43,6 @@
 static u64 seed;
 static int verbose;
 static const char *phase = "setup";
-
-#define FAIL(fmt, ...) do {						\
-	fprintf(stderr, "test_store: FAIL (%s): " fmt			\
-		" (reproduce: test_store --seed %llu)\n", phase,	\
-		##__VA_ARGS__, (unsigned long long)seed);		\
-	exit(1);							\
-} while (0)
 
 static u64 rng_state;
 
@@ -247,12 +241,6 @@ static const struct lsm_options small_no_wal = {
 };
 
 static const struct lsm_options *store_opts = &small;
-
-#define EXPECT_OK(call) do {					\
-	int __err = (call);						\
-	if (__err)							\
-		FAIL("%s: %d", #call, __err);				\
-} while (0)
 
 static struct lsm_store *open_store(struct lsm_bdev *bdev, unsigned int flags)
 {
