@@ -12,7 +12,16 @@
 #include <linux/types.h>
 #include "block.h"
 
-#define LSM_FORMAT_VERSION	1
+/*
+ * Version 2 gave runs a level (struct lsm_mrec.aux of RUN_ADD); a store
+ * of version 1 has only level 0 and is read as it is, and the next
+ * superblock written says 2.
+ */
+#define LSM_FORMAT_VERSION	2
+#define LSM_FORMAT_OLDEST	1
+
+/* Levels of runs: 0 (overlapping runs, newest first) and 1 to 6. */
+#define LSM_LEVELS		7
 
 /* The smallest device a store is made on: 4 MiB. */
 #define LSM_MIN_BLOCKS		1024
@@ -128,13 +137,13 @@ enum lsm_mrec_type {
 
 /**
  * struct lsm_mrec - one manifest record
- * @type:     enum lsm_mrec_type
- * @reserved: zero
- * @v:        its fields, in the order the type lists them; the rest zero
+ * @type: enum lsm_mrec_type
+ * @aux:  RUN_ADD: the run's level, below LSM_LEVELS; other types: zero
+ * @v:    its fields, in the order the type lists them; the rest zero
  */
 struct lsm_mrec {
 	__le32 type;
-	__le32 reserved;
+	__le32 aux;
 	__le64 v[7];
 };
 

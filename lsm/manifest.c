@@ -32,6 +32,7 @@ static void lsm_mrec_run(struct lsm_mrec *r, const struct lsm_run_info *run)
 		     run->max_seq };
 
 	lsm_mrec_set(r, LSM_MR_RUN_ADD, v, 7);
+	r->aux = cpu_to_le32(run->level);
 }
 
 static void lsm_mrec_seg(struct lsm_mrec *r, const struct lsm_wal_seg *seg)
@@ -140,12 +141,16 @@ static int lsm_manifest_apply(struct lsm_manifest *m, const struct lsm_mrec *r)
 
 	for (i = 0; i < 7; i++)
 		v[i] = le64_to_cpu(r->v[i]);
+	if (r->aux && le32_to_cpu(r->type) != LSM_MR_RUN_ADD)
+		return -EUCLEAN;
 	switch (le32_to_cpu(r->type)) {
 	case LSM_MR_STATE:
 		m->next_id = v[0];
 		m->persisted_seq = v[1];
 		return 0;
 	case LSM_MR_RUN_ADD:
+		if (le32_to_cpu(r->aux) >= LSM_LEVELS)
+			return -EUCLEAN;
 		err = lsm_grow((void **)&m->runs, &m->cap_runs, m->nr_runs + 1,
 			       sizeof(*m->runs));
 		if (err)
@@ -154,6 +159,7 @@ static int lsm_manifest_apply(struct lsm_manifest *m, const struct lsm_mrec *r)
 			.id = v[0], .first_block = v[1], .nr_blocks = v[2],
 			.first_key = v[3], .last_key = v[4],
 			.nr_pieces = v[5], .max_seq = v[6],
+			.level = le32_to_cpu(r->aux),
 		};
 		return 0;
 	case LSM_MR_RUN_DEL:
@@ -559,8 +565,9 @@ static void lsm_use_add(struct lsm_extent_use *u, unsigned int *n, u64 start,
  *
  * Every extent it records lies inside the store and overlaps no other nor
  * the superblocks, the space in use is exactly those extents and the
- * superblocks, log segments start at increasing sequence numbers, and ids
- * are below next_id.
+ * superblocks, log segments start at increasing sequence numbers, ids
+ * are below next_id, and the runs of a level other than 0 do not overlap
+ * in keys.
  *
  * Context: process context, may sleep; callers serialize with changes.
  * Return: 0, -EUCLEAN naming the broken invariant in a message, -ENOMEM.
@@ -578,10 +585,19 @@ int lsm_manifest_check(struct lsm_manifest *m, u64 unrecorded)
 	lsm_use_add(u, &n, 0, LSM_SUPER_COPIES);
 	lsm_use_add(u, &n, m->sb->manifest_start, m->sb->manifest_blocks);
 	for (i = 0; i < m->nr_runs; i++) {
-		lsm_use_add(u, &n, m->runs[i].first_block,
-			    m->runs[i].nr_blocks);
-		if (m->runs[i].id >= m->next_id)
+		const struct lsm_run_info *r = &m->runs[i];
+
+		lsm_use_add(u, &n, r->first_block, r->nr_blocks);
+		if (r->id >= m->next_id)
 			what = "run id not below next_id";
+		if (r->level >= LSM_LEVELS || r->first_key > r->last_key)
+			what = "run level or key range out of range";
+		/* Quadratic, for a check: a store has tens of runs. */
+		for (unsigned int j = 0; r->level && j < i; j++)
+			if (m->runs[j].level == r->level &&
+			    m->runs[j].first_key <= r->last_key &&
+			    r->first_key <= m->runs[j].last_key)
+				what = "runs of one level overlap";
 	}
 	for (i = 0; i < m->nr_segs; i++) {
 		lsm_use_add(u, &n, m->segs[i].start, m->segs[i].nr);

@@ -21,6 +21,9 @@
  * @last_key:    last unit covered by its pieces
  * @nr_pieces:   pieces, tombstones included
  * @max_seq:     highest sequence number of its extents
+ * @level:       0 for a memtable's run (runs of level 0 overlap, and a
+ *               later one is newer), else the level a merge wrote it to
+ *               (runs of one level do not overlap); below LSM_LEVELS
  */
 struct lsm_run_info {
 	u64 id;
@@ -30,6 +33,7 @@ struct lsm_run_info {
 	u64 last_key;
 	u64 nr_pieces;
 	u64 max_seq;
+	u32 level;
 };
 
 /**

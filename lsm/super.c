@@ -49,7 +49,8 @@ static enum lsm_super_fault lsm_super_parse(const void *block, u64 blocknr,
 		return LSM_SF_CRC;
 	if (err)
 		return LSM_SF_FIELDS;	/* a sound copy in the wrong place */
-	if (le32_to_cpu(s->format) != LSM_FORMAT_VERSION)
+	if (le32_to_cpu(s->format) < LSM_FORMAT_OLDEST ||
+	    le32_to_cpu(s->format) > LSM_FORMAT_VERSION)
 		return LSM_SF_FORMAT;
 	si->store_id = id.store_id;
 	si->generation = id.epoch;

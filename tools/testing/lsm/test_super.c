@@ -2,13 +2,16 @@
 /*
  * Superblocks (lsm/super.c): the copy of higher generation wins; a torn
  * or flipped copy leaves the other; neither valid, a foreign block or an
- * unknown format is -EUCLEAN; a device smaller than its store -ENOSPC.
+ * unknown format is -EUCLEAN (format 1, before levels, is read); a device
+ * smaller than its store -ENOSPC.
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <asm/byteorder.h>
 #include <linux/rcupdate.h>
+#include "block.h"
 #include "format.h"
 #include "memdev.h"
 #include "super.h"
@@ -26,6 +29,21 @@ static void flip(struct lsm_bdev *b, u64 block, unsigned int byte)
 
 	EXPECT(!b->ops->read(b, block, buf, 1));
 	buf[byte % LSM_BLOCK_SIZE] ^= 0x10;
+	EXPECT(!lsm_bdev_write_sync(b, block, buf, 1, 0));
+}
+
+/* Rewrite the copy in @block as format @format, sealed again. */
+static void set_format(struct lsm_bdev *b, u64 block, u32 format)
+{
+	u8 buf[LSM_BLOCK_SIZE];
+	struct lsm_super *s = (void *)buf;
+	struct lsm_block_id id = { .blocknr = block, .type = LSM_BT_SUPER };
+
+	EXPECT(!b->ops->read(b, block, buf, 1));
+	id.store_id = le64_to_cpu(s->hdr.store_id);
+	id.epoch = le64_to_cpu(s->hdr.epoch);
+	s->format = cpu_to_le32(format);
+	lsm_block_seal(buf, &id, sizeof(*s));
 	EXPECT(!lsm_bdev_write_sync(b, block, buf, 1, 0));
 }
 
@@ -52,6 +70,14 @@ int main(int argc, char **argv)
 	EXPECT(!lsm_super_write(b, &si) && si.generation == 3);
 	EXPECT(!lsm_super_read(b, &got) && got.generation == 3 &&
 	       got.manifest_start == 100);
+	/* Format 1 (runs without levels) is read; format 3 is not. */
+	set_format(b, 1, 1);
+	EXPECT(!lsm_super_read(b, &got) && got.generation == 3);
+	set_format(b, 1, LSM_FORMAT_VERSION + 1);
+	set_format(b, 0, LSM_FORMAT_VERSION + 1);
+	EXPECT(lsm_super_read(b, &got) == -EUCLEAN);
+	set_format(b, 1, LSM_FORMAT_VERSION);
+	set_format(b, 0, LSM_FORMAT_VERSION);
 	/* Generation 3 (block 1) damaged anywhere: generation 2 rules. */
 	flip(b, 1, rand());
 	EXPECT(!lsm_super_read(b, &got) && got.generation == 2 &&
