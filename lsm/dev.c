@@ -117,6 +117,20 @@ static int lsm_dev_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "group_commits %llu\n", s.group_commits);
 	seq_printf(m, "group_writers %llu\n", s.group_writers);
 	seq_printf(m, "seq %llu\n", s.seq);
+	for (unsigned int i = 0; i < LSM_LEVELS; i++)
+		seq_printf(m, "level%u runs %llu bytes %llu\n", i,
+			   s.level_runs[i], s.level_bytes[i]);
+	seq_printf(m, "compactions %llu\n", s.compactions);
+	seq_printf(m, "compact_read_bytes %llu\n", s.compact_read_bytes);
+	seq_printf(m, "compact_write_bytes %llu\n", s.compact_write_bytes);
+	seq_printf(m, "compact_ns %llu\n", s.compact_ns);
+	seq_printf(m, "pending_compact_bytes %llu\n", s.pending_compact_bytes);
+	seq_printf(m, "slowdowns %llu\n", s.slowdowns);
+	seq_printf(m, "slowdown_ns %llu\n", s.slowdown_ns);
+	seq_printf(m, "space_used_bytes %llu\n", s.space_used_bytes);
+	seq_printf(m, "cache_hits %llu\n", s.cache_hits);
+	seq_printf(m, "cache_misses %llu\n", s.cache_misses);
+	seq_printf(m, "cache_bytes %llu\n", s.cache_bytes);
 	seq_printf(m, "read_only %u\n", s.read_only ? 1 : 0);
 	return 0;
 }
@@ -680,6 +694,23 @@ static long lsm_dev_stats(struct lsm_dev *dev, struct sl_lsm_ioc_stats *req)
 	req->seq = s.seq;
 	req->nr_blocks = dev->bdev->nr_blocks;
 	req->read_only = s.read_only;
+	BUILD_BUG_ON(ARRAY_SIZE(req->level_runs) != LSM_LEVELS);
+	for (unsigned int i = 0; i < LSM_LEVELS; i++) {
+		req->level_runs[i] = s.level_runs[i];
+		req->level_bytes[i] = s.level_bytes[i];
+	}
+	req->compactions = s.compactions;
+	req->compact_read_bytes = s.compact_read_bytes;
+	req->compact_write_bytes = s.compact_write_bytes;
+	req->compact_ns = s.compact_ns;
+	req->pending_compact_bytes = s.pending_compact_bytes;
+	req->slowdowns = s.slowdowns;
+	req->slowdown_ns = s.slowdown_ns;
+	req->space_used_bytes = s.space_used_bytes;
+	req->cache_hits = s.cache_hits;
+	req->cache_misses = s.cache_misses;
+	req->cache_bytes = s.cache_bytes;
+	memset(req->spare, 0, sizeof(req->spare));
 	return 0;
 }
 
@@ -897,7 +928,7 @@ int lsm_dev_register(struct dentry *debugfs_root)
 	BUILD_BUG_ON(sizeof(struct sl_lsm_ioc_get) != 24);
 	BUILD_BUG_ON(sizeof(struct sl_lsm_ioc_piece) != 56);
 	BUILD_BUG_ON(sizeof(struct sl_lsm_ioc_scan) != 56);
-	BUILD_BUG_ON(sizeof(struct sl_lsm_ioc_stats) != 128);
+	BUILD_BUG_ON(sizeof(struct sl_lsm_ioc_stats) != 384);
 	BUILD_BUG_ON(SL_LSM_VALUE_MAX != LSM_VALUE_MAX);
 	lsm_dev_debugfs_root = debugfs_root;
 	return misc_register(&lsm_dev_misc);

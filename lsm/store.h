@@ -10,6 +10,7 @@
 
 #include <linux/types.h>
 #include "bdev.h"
+#include "format.h"
 #include "record.h"
 
 struct lsm_store;
@@ -115,7 +116,8 @@ int lsm_store_flush(struct lsm_store *st);
  * @immutables:      immutable memtables waiting to be written
  * @runs:            runs in the store
  * @flushes:         memtables written out
- * @stalls:          writes that waited for an immutable memtable's write
+ * @stalls:          writes that stopped: for an immutable memtable's write,
+ *                   or for merges that fell too far behind
  * @stall_ns:        total time they waited
  * @wal_bytes:       bytes written to the log
  * @run_bytes:       bytes written to runs
@@ -124,6 +126,21 @@ int lsm_store_flush(struct lsm_store *st);
  * @group_commits:   log flushes that made writes durable
  * @group_writers:   SYNC writes those flushes made durable
  * @seq:             the newest sequence number
+ * @level_runs:      runs in each level (level 0: the memtables' runs)
+ * @level_bytes:     bytes of the runs in each level
+ * @compactions:     merges of runs into a lower level done
+ * @compact_read_bytes:  bytes of runs those merges read
+ * @compact_write_bytes: bytes of runs they wrote (part of @run_bytes)
+ * @compact_ns:      time spent merging
+ * @pending_compact_bytes: an estimate of the bytes merges must still
+ *                   rewrite to bring every level within its target
+ * @slowdowns:       writes delayed because merges fall behind
+ * @slowdown_ns:     total time they were delayed
+ * @space_used_bytes: device space in use: superblocks, manifest, log
+ *                   segments, runs, and runs dropped that readers hold
+ * @cache_hits:      run blocks found in the block cache
+ * @cache_misses:    run blocks read from the device
+ * @cache_bytes:     bytes the block cache holds now
  * @read_only:       the store failed a write or flush and refuses writes
  */
 struct lsm_stats {
@@ -140,6 +157,19 @@ struct lsm_stats {
 	u64 group_commits;
 	u64 group_writers;
 	u64 seq;
+	u64 level_runs[LSM_LEVELS];
+	u64 level_bytes[LSM_LEVELS];
+	u64 compactions;
+	u64 compact_read_bytes;
+	u64 compact_write_bytes;
+	u64 compact_ns;
+	u64 pending_compact_bytes;
+	u64 slowdowns;
+	u64 slowdown_ns;
+	u64 space_used_bytes;
+	u64 cache_hits;
+	u64 cache_misses;
+	u64 cache_bytes;
 	bool read_only;
 };
 

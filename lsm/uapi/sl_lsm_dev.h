@@ -333,6 +333,21 @@ struct sl_lsm_ioc_scan {
  *                  refuses writes, else 0
  * @flags:          zero
  * @reserved:       zero
+ * @level_runs:     runs in each level, 0 to 6 (level 0: memtables' runs)
+ * @level_bytes:    bytes of the runs in each level
+ * @compactions:    merges of runs into a lower level since attach
+ * @compact_read_bytes:  bytes of runs they read
+ * @compact_write_bytes: bytes of runs they wrote (part of @run_bytes)
+ * @compact_ns:     time spent merging
+ * @pending_compact_bytes: estimated bytes merges must still rewrite
+ * @slowdowns:      writes delayed because merges fall behind
+ * @slowdown_ns:    the time they were delayed, in all
+ * @space_used_bytes: device space in use (superblocks, manifest, log,
+ *                  runs, and dropped runs readers still hold)
+ * @cache_hits:     run blocks found in the block cache
+ * @cache_misses:   run blocks read from the device
+ * @cache_bytes:    bytes the block cache holds now
+ * @spare:          zero
  */
 struct sl_lsm_ioc_stats {
 	__u64 memtable_bytes;
@@ -352,6 +367,20 @@ struct sl_lsm_ioc_stats {
 	__u32 read_only;
 	__u32 flags;
 	__u64 reserved;
+	__u64 level_runs[7];
+	__u64 level_bytes[7];
+	__u64 compactions;
+	__u64 compact_read_bytes;
+	__u64 compact_write_bytes;
+	__u64 compact_ns;
+	__u64 pending_compact_bytes;
+	__u64 slowdowns;
+	__u64 slowdown_ns;
+	__u64 space_used_bytes;
+	__u64 cache_hits;
+	__u64 cache_misses;
+	__u64 cache_bytes;
+	__u64 spare[7];
 };
 
 #define SL_LSM_IOC_ATTACH	_IOWR(SL_LSM_IOC_MAGIC, 1, struct sl_lsm_ioc_attach)

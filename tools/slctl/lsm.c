@@ -497,7 +497,12 @@ static int lsm_stats(int argc, char **argv)
 		LSM_STAT(wal_bytes), LSM_STAT(run_bytes),
 		LSM_STAT(manifest_bytes), LSM_STAT(user_bytes),
 		LSM_STAT(group_commits), LSM_STAT(group_writers), LSM_STAT(seq),
-		LSM_STAT(nr_blocks),
+		LSM_STAT(nr_blocks), LSM_STAT(compactions),
+		LSM_STAT(compact_read_bytes), LSM_STAT(compact_write_bytes),
+		LSM_STAT(compact_ns), LSM_STAT(pending_compact_bytes),
+		LSM_STAT(slowdowns), LSM_STAT(slowdown_ns),
+		LSM_STAT(space_used_bytes), LSM_STAT(cache_hits),
+		LSM_STAT(cache_misses), LSM_STAT(cache_bytes),
 	};
 #undef LSM_STAT
 	size_t i;
@@ -507,6 +512,10 @@ static int lsm_stats(int argc, char **argv)
 	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
 		printf(slctl_json ? ", \"%s\": %llu" : "%s %llu\n", f[i].name,
 		       *f[i].v);
+	for (i = 0; i < 7; i++)
+		printf(slctl_json ? ", \"level%zu_runs\": %llu, \"level%zu_bytes\": %llu" :
+				    "level%zu_runs %llu\nlevel%zu_bytes %llu\n",
+		       i, s.level_runs[i], i, s.level_bytes[i]);
 	printf(slctl_json ? ", \"read_only\": %s}\n" : "read_only %s\n",
 	       s.read_only ? (slctl_json ? "true" : "yes") :
 			     (slctl_json ? "false" : "no"));
