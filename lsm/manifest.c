@@ -42,16 +42,43 @@ static void lsm_mrec_seg(struct lsm_mrec *r, const struct lsm_wal_seg *seg)
 	lsm_mrec_set(r, LSM_MR_SEG_ADD, v, 4);
 }
 
+/**
+ * lsm_edit_alloc() - an empty edit
+ * @cap: the records it may hold, at least 1
+ *
+ * Context: process; may sleep.
+ * Return: the edit, or NULL without memory.
+ */
+struct lsm_edit *lsm_edit_alloc(unsigned int cap)
+{
+	struct lsm_edit *e = kvzalloc(struct_size(e, recs, cap), GFP_KERNEL);
+
+	if (e)
+		e->cap = cap;
+	return e;
+}
+
+/**
+ * lsm_edit_free() - free an edit
+ * @e: from lsm_edit_alloc(), or NULL
+ *
+ * Context: process; may sleep.
+ */
+void lsm_edit_free(struct lsm_edit *e)
+{
+	kvfree(e);
+}
+
 static struct lsm_mrec *lsm_edit_next(struct lsm_edit *e)
 {
-	if (WARN_ON(e->n >= LSM_EDIT_MAX))
-		return &e->recs[LSM_EDIT_MAX - 1];
+	if (WARN_ON(e->n >= e->cap))
+		return &e->recs[e->cap - 1];
 	return &e->recs[e->n++];
 }
 
 /**
- * lsm_edit_run_add() - add a run, as the newest, to an edit
- * @e:   the edit (at most LSM_EDIT_MAX records)
+ * lsm_edit_run_add() - add a run, as the newest of its level, to an edit
+ * @e:   the edit
  * @run: the run
  *
  * Context: any.
@@ -476,8 +503,9 @@ void lsm_manifest_destroy(struct lsm_manifest *m)
  * @persisted_seq: the new persisted sequence number
  *
  * Applies the edit to the state in memory and writes it as one block with
- * PREFLUSH and FUA, or, when the extent is full, rolls the manifest over
- * to a new extent that starts with a snapshot of the new state.  Space the
+ * PREFLUSH and FUA, or, when the extent is full or the edit does not fit
+ * a block, rolls the manifest over to a new extent that starts with a
+ * snapshot of the new state.  Space the
  * edit stops using may be freed once this returns 0.
  *
  * Context: process context, may sleep; callers serialize.
@@ -490,7 +518,8 @@ void lsm_manifest_destroy(struct lsm_manifest *m)
 int lsm_manifest_commit(struct lsm_manifest *m, const struct lsm_edit *e,
 			u64 persisted_seq)
 {
-	bool roll = m->next_block >= m->sb->manifest_blocks;
+	bool roll = m->next_block >= m->sb->manifest_blocks ||
+		    e->n > LSM_EDIT_MAX;
 	u64 start = 0, nr = 0;
 	struct lsm_mrec *recs;
 	u8 *buf;

@@ -17,18 +17,27 @@
 #include "super.h"
 #include "wal.h"
 
-/* Records one edit may carry besides its closing STATE record. */
+/*
+ * Records an edit block carries besides its closing STATE record.  A
+ * larger edit (a merge of many runs) is committed by a roll-over: the
+ * new state is written whole as a snapshot, which is atomic however
+ * large.
+ */
 #define LSM_EDIT_MAX	(LSM_MREC_PER_BLOCK - 1)
 
 /**
  * struct lsm_edit - a change to the manifest, applied whole or not at all
- * @recs: its records
- * @n:    how many
+ * @n:    records
+ * @cap:  room for records
+ * @recs: the records
  */
 struct lsm_edit {
-	struct lsm_mrec recs[LSM_EDIT_MAX];
-	unsigned int n;
+	unsigned int n, cap;
+	struct lsm_mrec recs[];
 };
+
+struct lsm_edit *lsm_edit_alloc(unsigned int cap);
+void lsm_edit_free(struct lsm_edit *e);
 
 /**
  * struct lsm_manifest - the manifest, in memory and on disk

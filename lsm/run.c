@@ -1275,6 +1275,18 @@ void lsm_run_close(struct lsm_run *run)
 	kfree(run);
 }
 
+/**
+ * lsm_run_info_of() - the manifest's record of an open run
+ * @run: open
+ *
+ * Context: any.
+ * Return: the record, valid while the run is open.
+ */
+const struct lsm_run_info *lsm_run_info_of(const struct lsm_run *run)
+{
+	return &run->info;
+}
+
 /* The first fence whose block ends at or after @pos, or NULL. */
 static const struct lsm_run_fence_mem *lsm_run_fence(const struct lsm_run *run,
 						     u64 pos)
@@ -1527,6 +1539,22 @@ struct lsm_run_iter *lsm_run_iter_create(struct lsm_run *run)
 	}
 	lsm_run_iter_setup(it, run, block);
 	return it;
+}
+
+/**
+ * lsm_run_iter_reset() - point a cursor at another run
+ * @it:  the cursor, from lsm_run_iter_create()
+ * @run: open; it must stay open while the cursor is used
+ *
+ * Keeps the cursor's buffer, so that walking a level of many runs costs
+ * one allocation; forgets any error.  The cursor points nowhere until
+ * lsm_run_iter_seek().
+ *
+ * Context: any.
+ */
+void lsm_run_iter_reset(struct lsm_run_iter *it, struct lsm_run *run)
+{
+	lsm_run_iter_setup(it, run, it->block);
 }
 
 /**

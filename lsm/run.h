@@ -68,6 +68,8 @@ int lsm_run_write(struct lsm_bdev *bdev, u64 store_id,
 int lsm_run_open(struct lsm_bdev *bdev, u64 store_id,
 		 const struct lsm_run_info *info, struct lsm_run **runp);
 void lsm_run_close(struct lsm_run *run);
+/* The manifest's record of an open run. */
+const struct lsm_run_info *lsm_run_info_of(const struct lsm_run *run);
 /*
  * As lsm_mem_get() and lsm_mem_next(), with the value always copied to
  * @vbuf.  -ENOENT, or -EUCLEAN/-EIO for a block that fails its check or
@@ -92,6 +94,7 @@ int lsm_run_next(struct lsm_run *run, u64 pos, struct lsm_piece *out,
 struct lsm_run_iter;
 
 struct lsm_run_iter *lsm_run_iter_create(struct lsm_run *run);
+void lsm_run_iter_reset(struct lsm_run_iter *it, struct lsm_run *run);
 void lsm_run_iter_destroy(struct lsm_run_iter *it);
 int lsm_run_iter_seek(struct lsm_run_iter *it, u64 pos);
 int lsm_run_iter_next(struct lsm_run_iter *it);

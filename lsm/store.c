@@ -1,29 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The store (store.h): writes through the log into the active memtable,
- * immutable memtables written out as runs by a work item, reads over all
- * layers, open with recovery and close.  Documentation/lsm.rst has the
- * design; this comment has the locking.
- *
- * Locks, in the order they nest:
- *  - @write_mutex: sequence numbers, the log's writer, memtable inserts
- *    and the switch of a full memtable, so that inserts happen in
- *    sequence order and the log's order is the memtable's.
- *  - @manifest_mutex: the manifest, the device space and the superblock.
- *  - @layers_lock (spinlock): the pointer to the current layer set and
- *    every reference count of layer sets and layers.
- *  - @commit_lock (spinlock, taken alone): the group commit's state,
- *    @committing and @durable_seq; never held across a device call.
- * A layer set is never changed once published: a change makes a new set
- * and swaps the pointer.  A reader takes a reference on the set for the
- * length of its call, so memtables and runs it uses stay, and reads the
- * memtables locklessly (memtable.h): readers never wait for writers.
+ * reads over all layers, open with recovery and close.  Memtables are
+ * written out and runs merged down by the work items of store_work.c;
+ * readers see layer sets (layers.c).  Documentation/lsm.rst has the
+ * design; store_int.h has the locking.
  */
 #include <linux/delay.h>
 #include <linux/errno.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/mutex.h>
 #include <linux/printk.h>
 #include <linux/random.h>
@@ -32,178 +20,34 @@
 #include <linux/string.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
-#include "manifest.h"
-#include "memtable.h"
-#include "pool.h"
-#include "run.h"
-#include "space.h"
-#include "store.h"
 #include "store_check.h"
-#include "super.h"
-#include "wal.h"
+#include "store_int.h"
 
 #define LSM_DEFAULT_MEMTABLE	(64ULL << 20)
 #define LSM_DEFAULT_IMMUTABLES	2
 #define LSM_DEFAULT_COMMIT_MS	5000
+#define LSM_DEFAULT_L0_COMPACT	4
+#define LSM_DEFAULT_L0_SLOWDOWN	8
+#define LSM_DEFAULT_L0_STOP	12
+#define LSM_RUN_BYTES_MAX	(16ULL << 20)
+#define LSM_DEFAULT_SLOW_RATE	(16ULL << 20)
+/* A slowed writer sleeps once it owes this much. */
+#define LSM_SLOW_SLEEP_NS	(1000 * 1000)
 
 /**
- * struct lsm_layer - a memtable or a run, as one layer of the store
- * @ref:      references from layer sets (under the store's layers_lock)
- * @mt:       the memtable, or NULL for a run
- * @run:      the run, or NULL for a memtable
- * @last_seq: a memtable's newest write (its run's persisted_seq)
- * @first:    a run's first unit, so that reads outside it skip the run
- * @last:     a run's last unit
+ * lsm_store_fail() - turn the store read-only after a failed write or
+ *                    flush of the device, or a merge that met damage
+ * @st:  the store
+ * @err: what failed, for the message
+ *
+ * Context: any.
  */
-struct lsm_layer {
-	int ref;
-	struct lsm_memtable *mt;
-	struct lsm_run *run;
-	u64 last_seq;
-	u64 first, last;
-};
-
-/**
- * struct lsm_layers - the layers readers see, newest first
- * @ref:    references (under the store's layers_lock)
- * @nr:     layers: the active memtable, @nr_imm immutables, then runs
- * @nr_imm: immutable memtables
- * @l:      the layers
- */
-struct lsm_layers {
-	int ref;
-	unsigned int nr;
-	unsigned int nr_imm;
-	struct lsm_layer *l[];
-};
-
-struct lsm_store {
-	struct lsm_bdev *bdev;
-	struct lsm_options opt;
-	struct lsm_super_info sb;
-	struct lsm_space space;
-	struct lsm_manifest m;
-	struct lsm_wal wal;
-	struct lsm_pool *pool;
-
-	struct mutex write_mutex;	/* seq, log writer, memtable inserts */
-	struct mutex manifest_mutex;	/* manifest, space, superblock */
-	spinlock_t layers_lock;		/* @layers, every layer refcount */
-	spinlock_t commit_lock;		/* @committing, @durable_seq */
-	struct lsm_layers *layers;	/* changed under write_mutex too */
-
-	u64 next_seq;		/* write_mutex */
-	u64 durable_seq;	/* commit_lock: the log is durable up to it */
-	bool committing;	/* commit_lock: a leader's flush is running */
-	int error;		/* set once: the store is read-only */
-	unsigned int nr_imm;	/* written under write_mutex, read anywhere */
-	u64 unrecorded;		/* manifest_mutex: run space not recorded yet */
-	bool started;		/* open is done: the work item may run */
-
-	struct work_struct flush_work;
-	struct delayed_work commit_work;
-	wait_queue_head_t wait;
-	wait_queue_head_t commit_wait;	/* writers behind a leader's flush */
-
-	/* Counters: under the lock that guards what they count. */
-	u64 flushes, stalls, stall_ns, user_bytes;
-	u64 run_bytes;
-	u64 group_commits, group_writers;	/* commit_lock */
-};
-
-/* Turn the store read-only after a failed write or flush of the device. */
-static void lsm_store_fail(struct lsm_store *st, int err)
+void lsm_store_fail(struct lsm_store *st, int err)
 {
 	if (!cmpxchg(&st->error, 0, -EIO))
 		pr_err("lsm: %s: device error %d: the store is read-only now\n",
 		       st->bdev->name, err);
 	wake_up_all(&st->wait);
-}
-
-static struct lsm_layers *lsm_layers_alloc(unsigned int nr)
-{
-	struct lsm_layers *ls = kzalloc(struct_size(ls, l, nr), GFP_KERNEL);
-
-	if (ls) {
-		ls->ref = 1;
-		ls->nr = nr;
-	}
-	return ls;
-}
-
-/* Take a reference on the current layer set. */
-static struct lsm_layers *lsm_layers_get(struct lsm_store *st)
-{
-	struct lsm_layers *ls;
-
-	spin_lock(&st->layers_lock);
-	ls = st->layers;
-	ls->ref++;
-	spin_unlock(&st->layers_lock);
-	return ls;
-}
-
-static void lsm_layer_free(struct lsm_layer *l)
-{
-	if (l->mt)
-		lsm_mem_destroy(l->mt);
-	if (l->run)
-		lsm_run_close(l->run);
-	kfree(l);
-}
-
-/* Drop a reference on a layer set, freeing what no set holds any more. */
-static void lsm_layers_put(struct lsm_store *st, struct lsm_layers *ls)
-{
-	unsigned int i, n = 0;
-
-	spin_lock(&st->layers_lock);
-	if (--ls->ref) {
-		spin_unlock(&st->layers_lock);
-		return;
-	}
-	for (i = 0; i < ls->nr; i++)
-		if (!--ls->l[i]->ref)
-			ls->l[n++] = ls->l[i];	/* to free, below */
-	spin_unlock(&st->layers_lock);
-	for (i = 0; i < n; i++)
-		lsm_layer_free(ls->l[i]);
-	kfree(ls);
-}
-
-/* Publish @ls (its layers' references already taken) as current. */
-static void lsm_layers_publish(struct lsm_store *st, struct lsm_layers *ls)
-{
-	struct lsm_layers *old;
-
-	spin_lock(&st->layers_lock);
-	for (unsigned int i = 0; i < ls->nr; i++)
-		ls->l[i]->ref++;
-	old = st->layers;
-	st->layers = ls;
-	spin_unlock(&st->layers_lock);
-	if (old)
-		lsm_layers_put(st, old);
-}
-
-static int lsm_layer_get(struct lsm_layer *l, u64 k, struct lsm_piece *out,
-			 void *vbuf, u32 vbuf_size)
-{
-	if (l->mt)
-		return lsm_mem_get(l->mt, k, out, vbuf, vbuf_size);
-	if (k < l->first || k > l->last)
-		return -ENOENT;
-	return lsm_run_get(l->run, k, out, vbuf, vbuf_size);
-}
-
-static int lsm_layer_next(struct lsm_layer *l, u64 pos, struct lsm_piece *out,
-			  void *vbuf, u32 vbuf_size)
-{
-	if (l->mt)
-		return lsm_mem_next(l->mt, pos, out, vbuf, vbuf_size);
-	if (pos > l->last)
-		return -ENOENT;
-	return lsm_run_next(l->run, pos, out, vbuf, vbuf_size);
 }
 
 /*
@@ -224,10 +68,11 @@ static int lsm_store_switch(struct lsm_store *st)
 	if (!l->mt)
 		goto nomem;
 	ls->nr_imm = cur->nr_imm + 1;
+	for (unsigned int k = 0; k < LSM_LEVELS; k++)
+		ls->lv[k] = cur->lv[k] + 1;
 	ls->l[0] = l;
 	memcpy(&ls->l[1], &cur->l[0], cur->nr * sizeof(cur->l[0]));
 	lsm_layers_publish(st, ls);
-	WRITE_ONCE(st->nr_imm, ls->nr_imm);
 	/* During replay the work item waits until open is done. */
 	if (st->started)
 		queue_work(system_unbound_wq, &st->flush_work);
@@ -278,11 +123,12 @@ static int lsm_store_new_segment(struct lsm_store *st)
 	err = lsm_wal_seal(&st->wal);
 	if (err)
 		return err;
-	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	e = lsm_edit_alloc(1);
 	if (!e)
 		return -ENOMEM;
 	seg.first_seq = st->next_seq;
 	mutex_lock(&st->manifest_mutex);
+	lsm_store_reclaim(st);
 	err = lsm_space_alloc(&st->space, seg.nr, &seg.start);
 	if (!err) {
 		seg.id = lsm_manifest_new_id(&st->m);
@@ -293,7 +139,7 @@ static int lsm_store_new_segment(struct lsm_store *st)
 			lsm_space_free(&st->space, seg.start, seg.nr);
 	}
 	mutex_unlock(&st->manifest_mutex);
-	kfree(e);
+	lsm_edit_free(e);
 	if (!err)
 		lsm_wal_begin(&st->wal, &seg);
 	return err;
@@ -387,6 +233,101 @@ static int lsm_store_commit(struct lsm_store *st, u64 seq)
 	return err ? -EIO : 0;
 }
 
+/*
+ * Whether merges are so far behind that writers must wait (@stop) or be
+ * slowed: level 0's runs or the estimated backlog at the limit.
+ */
+static bool lsm_store_merges_behind(struct lsm_store *st, bool stop)
+{
+	unsigned int l0 = READ_ONCE(st->l0_runs);
+	u64 pending = READ_ONCE(st->pending_bytes);
+
+	if (stop)
+		return l0 >= st->opt.l0_stop_runs ||
+		       pending >= st->opt.pending_stop_bytes;
+	return l0 >= st->opt.l0_slowdown_runs ||
+	       pending >= st->opt.pending_slowdown_bytes;
+}
+
+/* Whether a writer must wait: memtables, or merges, too far behind. */
+static bool lsm_store_must_wait(struct lsm_store *st)
+{
+	return READ_ONCE(st->nr_imm) >= st->opt.max_immutables ||
+	       lsm_store_merges_behind(st, true);
+}
+
+/*
+ * Wait, with the write mutex held on entry and on return, until the
+ * write may go on: 0, or -EROFS once the store failed, or -ENOSPC when
+ * the merge it waits for cannot find the space to run.  Each wait is a
+ * stall, counted and timed.
+ */
+static int lsm_store_stall(struct lsm_store *st)
+{
+	u64 t0 = 0;
+	int err = 0;
+
+	lockdep_assert_held(&st->write_mutex);
+	while (!READ_ONCE(st->error) && lsm_store_must_wait(st)) {
+		if (READ_ONCE(st->compact_error) == -ENOSPC &&
+		    READ_ONCE(st->nr_imm) < st->opt.max_immutables) {
+			/* Space may have come back: the next write retries. */
+			queue_work(system_unbound_wq, &st->compact_work);
+			err = -ENOSPC;
+			break;
+		}
+		mutex_unlock(&st->write_mutex);
+		if (!t0)
+			t0 = ktime_get_ns();
+		wait_event(st->wait, READ_ONCE(st->error) ||
+			   !lsm_store_must_wait(st) ||
+			   READ_ONCE(st->compact_error) == -ENOSPC);
+		mutex_lock(&st->write_mutex);
+	}
+	if (t0) {
+		st->stalls++;
+		st->stall_ns += ktime_get_ns() - t0;
+	}
+	if (READ_ONCE(st->error))
+		return -EROFS;
+	return err;
+}
+
+/*
+ * With merges falling behind, hold writers to slowdown_bytes_per_sec:
+ * each slowed write owes the time its bytes take at that rate, and the
+ * writer that brings the debt to a millisecond sleeps it off (after its
+ * write, so without the mutex).  Returns the nanoseconds to sleep.
+ */
+static u64 lsm_store_slow_debt(struct lsm_store *st, u64 bytes)
+{
+	u64 ns;
+
+	lockdep_assert_held(&st->write_mutex);
+	if (!lsm_store_merges_behind(st, false)) {
+		st->slow_debt_ns = 0;
+		return 0;
+	}
+	st->slow_debt_ns += div64_u64(bytes * 1000000000ULL,
+				      st->opt.slowdown_bytes_per_sec);
+	if (st->slow_debt_ns < LSM_SLOW_SLEEP_NS)
+		return 0;
+	ns = st->slow_debt_ns;
+	st->slow_debt_ns = 0;
+	return ns;
+}
+
+static void lsm_store_slow_down(struct lsm_store *st, u64 ns)
+{
+	u64 t0 = ktime_get_ns();
+
+	usleep_range(div64_u64(ns, 1000), div64_u64(ns, 1000) + 100);
+	mutex_lock(&st->write_mutex);
+	st->slowdowns++;
+	st->slowdown_ns += ktime_get_ns() - t0;
+	mutex_unlock(&st->write_mutex);
+}
+
 /**
  * lsm_store_write() - apply operations atomically
  * @st:    the store
@@ -395,7 +336,10 @@ static int lsm_store_commit(struct lsm_store *st, u64 seq)
  * @flags: LSM_WRITE_SYNC or 0
  *
  * Waits, counted as a stall, while max_immutables memtables wait to be
- * written out.
+ * written out or while merges are behind by l0_stop_runs runs of level 0
+ * or pending_stop_bytes; sleeps, counted as a slowdown, to hold writers
+ * to slowdown_bytes_per_sec while merges are behind by l0_slowdown_runs
+ * or pending_slowdown_bytes.
  *
  * Context: process context, may sleep.
  * Return: 0; -EINVAL for a bad operation or flag (nothing applied);
@@ -408,7 +352,7 @@ static int lsm_store_commit(struct lsm_store *st, u64 seq)
 int lsm_store_write(struct lsm_store *st, const struct lsm_op *ops,
 		    unsigned int n, unsigned int flags)
 {
-	u64 seq, user = 0, t0 = 0;
+	u64 seq, user = 0, slow_ns;
 	size_t bytes;
 	int err;
 
@@ -425,23 +369,12 @@ int lsm_store_write(struct lsm_store *st, const struct lsm_op *ops,
 		user += 16 + ops[i].vlen;
 
 	mutex_lock(&st->write_mutex);
-	while (!READ_ONCE(st->error) &&
-	       st->nr_imm >= st->opt.max_immutables) {
+	err = lsm_store_stall(st);
+	if (err) {
 		mutex_unlock(&st->write_mutex);
-		if (!t0)
-			t0 = ktime_get_ns();
-		wait_event(st->wait, READ_ONCE(st->error) ||
-			   READ_ONCE(st->nr_imm) < st->opt.max_immutables);
-		mutex_lock(&st->write_mutex);
+		return err;
 	}
-	if (t0) {
-		st->stalls++;
-		st->stall_ns += ktime_get_ns() - t0;
-	}
-	if (READ_ONCE(st->error)) {
-		mutex_unlock(&st->write_mutex);
-		return -EROFS;
-	}
+	slow_ns = lsm_store_slow_debt(st, user);
 	seq = st->next_seq;
 	if (!st->opt.no_wal) {
 		if (!lsm_wal_room(&st->wal, bytes)) {
@@ -469,6 +402,8 @@ int lsm_store_write(struct lsm_store *st, const struct lsm_op *ops,
 		lsm_store_fail(st, err);
 		return err;
 	}
+	if (slow_ns)
+		lsm_store_slow_down(st, slow_ns);
 	if (st->opt.no_wal)
 		return (flags & LSM_WRITE_SYNC) ? lsm_store_flush(st) : 0;
 	if (flags & LSM_WRITE_SYNC)
@@ -478,13 +413,34 @@ int lsm_store_write(struct lsm_store *st, const struct lsm_op *ops,
 	return 0;
 }
 
+static int lsm_source_get(const struct lsm_source *src, u64 k,
+			  struct lsm_piece *out, void *vbuf, u32 vbuf_size)
+{
+	if (src->mt)
+		return lsm_mem_get(src->mt, k, out, vbuf, vbuf_size);
+	if (!src->lv.nr)
+		return -ENOENT;
+	return lsm_level_get(&src->lv, k, out, vbuf, vbuf_size);
+}
+
+static int lsm_source_next(const struct lsm_source *src, u64 pos,
+			   struct lsm_piece *out, void *vbuf, u32 vbuf_size)
+{
+	if (src->mt)
+		return lsm_mem_next(src->mt, pos, out, vbuf, vbuf_size);
+	if (!src->lv.nr)
+		return -ENOENT;
+	return lsm_level_next(&src->lv, pos, out, vbuf, vbuf_size);
+}
+
 /*
- * Clip the window [*from, *to] around @k of a piece found in layer @upto
- * to what the newer layers l[0..@upto), none of which covers @k, leave.
+ * Clip the window [*from, *to] around @k of a piece found in source
+ * @upto to what the newer sources, none of which covers @k, leave.
  */
 static int lsm_store_clip(struct lsm_layers *ls, unsigned int upto, u64 k,
 			  u64 *from, u64 *to)
 {
+	struct lsm_source src;
 	struct lsm_piece p;
 	u8 scratch[1];
 	int err;
@@ -492,9 +448,10 @@ static int lsm_store_clip(struct lsm_layers *ls, unsigned int upto, u64 k,
 	for (unsigned int j = 0; j < upto; j++) {
 		u64 pos = *from;
 
-		/* Each piece of the newer layer left of @k pushes @from up ... */
+		lsm_layers_source(ls, j, &src);
+		/* Each piece of the newer source left of @k pushes @from up ... */
 		while (pos < k) {
-			err = lsm_layer_next(ls->l[j], pos, &p, scratch, 0);
+			err = lsm_source_next(&src, pos, &p, scratch, 0);
 			if (err == -ENOENT)
 				break;
 			if (err)
@@ -505,7 +462,7 @@ static int lsm_store_clip(struct lsm_layers *ls, unsigned int upto, u64 k,
 			*from = pos;
 		}
 		/* ... and the first one right of it pulls @to down. */
-		err = lsm_layer_next(ls->l[j], k, &p, scratch, 0);
+		err = lsm_source_next(&src, k, &p, scratch, 0);
 		if (err && err != -ENOENT)
 			return err;
 		if (!err && p.start > k && p.start - 1 < *to)
@@ -531,7 +488,8 @@ int lsm_store_get(struct lsm_store *st, u64 k, struct lsm_piece *out,
 		  void *vbuf, u32 vbuf_size)
 {
 	struct lsm_layers *ls = lsm_layers_get(st);
-	unsigned int i;
+	unsigned int i, nr = lsm_layers_nr_sources(ls);
+	struct lsm_source src;
 	u8 scratch[1];
 	u64 from, to;
 	int err = -ENOENT;
@@ -541,8 +499,10 @@ int lsm_store_get(struct lsm_store *st, u64 k, struct lsm_piece *out,
 		vbuf = scratch;
 		vbuf_size = 0;
 	}
-	for (i = 0; i < ls->nr; i++) {
-		err = lsm_layer_get(ls->l[i], k, out, vbuf, vbuf_size);
+	/* Memtables and level 0 one by one; one binary search per level. */
+	for (i = 0; i < nr; i++) {
+		lsm_layers_source(ls, i, &src);
+		err = lsm_source_get(&src, k, out, vbuf, vbuf_size);
 		if (err != -ENOENT)
 			break;
 	}
@@ -563,23 +523,23 @@ out:
 }
 
 /**
- * struct lsm_scan_layer - one layer's cursor in a scan
- * @l:         the layer
- * @it:        a run's cursor (NULL for a memtable)
- * @head:      the layer's first piece ending at or after the scan's
+ * struct lsm_scan_layer - one source's cursor in a scan
+ * @mt:        the memtable, or NULL for a level
+ * @li:        a level's cursor
+ * @head:      the source's first piece ending at or after the scan's
  *             position, tombstones included; filled in once @have_head
  * @start:     its first unit, known for a run before its block is read
  * @have_head: @head is filled in (always, for a memtable)
- * @valid:     the layer has such a piece
+ * @valid:     the source has such a piece
  *
- * A run's cursor reads each data block once; a memtable is walked a
- * piece at a time (lsm_mem_next(), a skiplist search under RCU each, as
- * sl_em_walk() walks an extent map), since its active one changes under
- * the scan and holds no block to keep.
+ * A level's cursor reads each data block of its runs once; a memtable
+ * is walked a piece at a time (lsm_mem_next(), a skiplist search under
+ * RCU each, as sl_em_walk() walks an extent map), since its active one
+ * changes under the scan and holds no block to keep.
  */
 struct lsm_scan_layer {
-	struct lsm_layer *l;
-	struct lsm_run_iter *it;
+	struct lsm_memtable *mt;
+	struct lsm_level_iter li;
 	struct lsm_piece head;
 	u64 start;
 	bool have_head;
@@ -610,8 +570,8 @@ static int lsm_scan_seek(struct lsm_scan_layer *c, u64 pos,
 {
 	int err;
 
-	if (c->l->mt) {
-		err = lsm_mem_next(c->l->mt, pos, &c->head, sg->at, sg->room);
+	if (c->mt) {
+		err = lsm_mem_next(c->mt, pos, &c->head, sg->at, sg->room);
 		c->have_head = !err;
 		if (!err) {
 			c->start = c->head.start;
@@ -621,10 +581,10 @@ static int lsm_scan_seek(struct lsm_scan_layer *c, u64 pos,
 				sg->owner = NULL;	/* cut short, or not there */
 		}
 	} else {
-		err = pos > c->l->last ? -ENOENT : lsm_run_iter_seek(c->it, pos);
+		err = lsm_level_iter_seek(&c->li, pos);
 		c->have_head = false;
 		if (!err)
-			c->start = lsm_run_iter_start(c->it);
+			c->start = lsm_level_iter_start(&c->li);
 	}
 	c->valid = !err;
 	return err == -ENOENT ? 0 : err;
@@ -642,7 +602,7 @@ static int lsm_scan_reach(struct lsm_scan_layer *c, u64 pos,
 	if (!c->valid || c->start > pos)
 		return 0;
 	if (!c->have_head) {
-		err = lsm_run_iter_piece(c->it, &c->head);
+		err = lsm_level_iter_piece(&c->li, &c->head);
 		if (err)
 			return err;
 		c->have_head = true;
@@ -652,7 +612,7 @@ static int lsm_scan_reach(struct lsm_scan_layer *c, u64 pos,
 	err = lsm_scan_seek(c, pos, sg);
 	if (err || !c->valid || c->start > pos || c->have_head)
 		return err;
-	err = lsm_run_iter_piece(c->it, &c->head);
+	err = lsm_level_iter_piece(&c->li, &c->head);
 	c->have_head = !err;
 	return err;
 }
@@ -668,17 +628,17 @@ static int lsm_scan_copy(struct lsm_scan_layer *c, u64 pos,
 	const struct lsm_extent *h = &c->head.ext;
 	int err;
 
-	if (c->it) {
+	if (!c->mt) {
 		*p = c->head;
 		sg->owner = NULL;
-		return lsm_run_iter_value(c->it, sg->at, h->vlen);
+		return lsm_level_iter_value(&c->li, sg->at, h->vlen);
 	}
 	if (sg->owner == c) {
 		*p = c->head;
 		return 0;
 	}
 	sg->owner = NULL;
-	err = lsm_mem_get(c->l->mt, pos, p, sg->at, h->vlen);
+	err = lsm_mem_get(c->mt, pos, p, sg->at, h->vlen);
 	if (err == -ENOENT || (!err && (p->ext.seq != h->seq ||
 					p->ext.key != h->key ||
 					p->ext.len != h->len ||
@@ -723,7 +683,8 @@ int lsm_store_scan(struct lsm_store *st, struct lsm_scan_cursor *cur,
 	};
 	struct lsm_layers *ls;
 	struct lsm_scan_layer *c;
-	unsigned int filled = 0, i;
+	unsigned int filled = 0, i, nr = 0;
+	struct lsm_source src;
 	size_t used = 0;
 	u64 pos = cur->pos;
 	int err = 0;
@@ -733,21 +694,19 @@ int lsm_store_scan(struct lsm_store *st, struct lsm_scan_cursor *cur,
 	if (cur->done)
 		return 0;
 	ls = lsm_layers_get(st);
-	c = kvcalloc(ls->nr, sizeof(*c), GFP_KERNEL);
+	c = kvcalloc(lsm_layers_nr_sources(ls), sizeof(*c), GFP_KERNEL);
 	if (!c) {
 		err = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < ls->nr; i++) {
-		c[i].l = ls->l[i];
-		if (c[i].l->run) {
-			c[i].it = lsm_run_iter_create(c[i].l->run);
-			if (!c[i].it) {
-				err = -ENOMEM;
-				goto out;
-			}
-		}
-		err = lsm_scan_seek(&c[i], pos, &sg);
+	/* A cursor per source, newest first; empty levels need none. */
+	for (i = 0; i < lsm_layers_nr_sources(ls); i++) {
+		lsm_layers_source(ls, i, &src);
+		if (!src.mt && !src.lv.nr)
+			continue;
+		c[nr].mt = src.mt;
+		lsm_level_iter_init(&c[nr].li, &src.lv);
+		err = lsm_scan_seek(&c[nr++], pos, &sg);
 		if (err)
 			goto out;
 	}
@@ -758,7 +717,7 @@ int lsm_store_scan(struct lsm_store *st, struct lsm_scan_cursor *cur,
 		/* Not a sentinel value: a piece may start at U64_MAX. */
 		bool have_next = false;
 
-		for (i = 0; i < ls->nr; i++) {
+		for (i = 0; i < nr; i++) {
 			err = lsm_scan_reach(&c[i], pos, &sg);
 			if (err)
 				goto out;
@@ -817,8 +776,8 @@ int lsm_store_scan(struct lsm_store *st, struct lsm_scan_cursor *cur,
 	if (!cur->done)
 		cur->pos = pos;
 out:
-	for (i = 0; c && i < ls->nr; i++)
-		lsm_run_iter_destroy(c[i].it);
+	for (i = 0; i < nr; i++)
+		lsm_level_iter_destroy(&c[i].li);
 	kvfree(c);
 	lsm_layers_put(st, ls);
 	return err ? err : filled;
@@ -869,164 +828,6 @@ int lsm_store_flush(struct lsm_store *st)
 	return READ_ONCE(st->error) ? -EIO : 0;
 }
 
-/* A run source over an immutable memtable. */
-struct lsm_mem_source {
-	struct lsm_memtable *mt;
-	u64 pos;
-	bool done;
-};
-
-static int lsm_mem_source_next(void *priv, struct lsm_piece *out)
-{
-	struct lsm_mem_source *s = priv;
-	int err;
-
-	if (s->done)
-		return -ENOENT;
-	err = lsm_mem_next(s->mt, s->pos, out, NULL, 0);
-	if (err)
-		return err;
-	if (lsm_last(out->start, out->len) == U64_MAX)
-		s->done = true;
-	else
-		s->pos = lsm_last(out->start, out->len) + 1;
-	return 0;
-}
-
-static void lsm_mem_source_rewind(void *priv)
-{
-	struct lsm_mem_source *s = priv;
-
-	s->pos = 0;
-	s->done = false;
-}
-
-/* Write the oldest immutable memtable out; 1 if there was none. */
-static int lsm_store_flush_one(struct lsm_store *st)
-{
-	struct lsm_mem_source ms = { .pos = 0 };
-	struct lsm_run_source src = {
-		.next = lsm_mem_source_next,
-		.rewind = lsm_mem_source_rewind,
-		.priv = &ms,
-	};
-	struct lsm_run_info info = { .id = 0 };
-	struct lsm_layers *snap, *cur, *ls = NULL;
-	struct lsm_layer *imm, *rl = NULL;
-	struct lsm_edit *e = NULL;
-	struct lsm_wal_seg *freed = NULL;
-	unsigned int nr_freed = 0, i;
-	int err;
-
-	snap = lsm_layers_get(st);
-	if (!snap->nr_imm) {
-		lsm_layers_put(st, snap);
-		return 1;
-	}
-	imm = snap->l[snap->nr_imm];
-	ms.mt = imm->mt;
-	err = lsm_run_size(&src, &info.nr_blocks);
-	if (err)
-		goto out;
-	mutex_lock(&st->manifest_mutex);
-	err = lsm_space_alloc(&st->space, info.nr_blocks, &info.first_block);
-	if (!err) {
-		info.id = lsm_manifest_new_id(&st->m);
-		st->unrecorded += info.nr_blocks;
-	}
-	mutex_unlock(&st->manifest_mutex);
-	if (err)
-		goto out;
-	lsm_mem_source_rewind(&ms);
-	err = lsm_run_write(st->bdev, st->sb.store_id, &src, &info);
-	rl = kzalloc(sizeof(*rl), GFP_KERNEL);
-	e = kzalloc(sizeof(*e), GFP_KERNEL);
-	freed = kcalloc(LSM_EDIT_MAX, sizeof(*freed), GFP_KERNEL);
-	if (!err && (!rl || !e || !freed))
-		err = -ENOMEM;
-	if (!err)
-		err = lsm_run_open(st->bdev, st->sb.store_id, &info, &rl->run);
-	if (err)
-		goto fail_space;
-	rl->first = info.first_key;
-	rl->last = info.last_key;
-
-	/* The run, and the segments only its writes were in: one edit. */
-	mutex_lock(&st->manifest_mutex);
-	lsm_edit_run_add(e, &info);
-	for (i = 0; i + 1 < st->m.nr_segs && nr_freed < LSM_EDIT_MAX - 1; i++) {
-		if (st->m.segs[i + 1].first_seq - 1 > imm->last_seq)
-			break;
-		lsm_edit_seg_del(e, st->m.segs[i].id);
-		freed[nr_freed++] = st->m.segs[i];
-	}
-	/* PREFLUSH: the run is durable before the edit that records it. */
-	err = lsm_manifest_commit(&st->m, e, imm->last_seq);
-	st->unrecorded -= info.nr_blocks;
-	if (!err)
-		for (i = 0; i < nr_freed; i++)
-			lsm_space_free(&st->space, freed[i].start,
-				       freed[i].nr);
-	mutex_unlock(&st->manifest_mutex);
-	if (err)
-		goto fail;
-
-	/* Readers see the run where the memtable was. */
-	mutex_lock(&st->write_mutex);
-	cur = st->layers;	/* the write mutex keeps it current */
-	ls = lsm_layers_alloc(cur->nr);
-	if (!ls) {
-		mutex_unlock(&st->write_mutex);
-		err = -ENOMEM;
-		goto fail;
-	}
-	ls->nr_imm = cur->nr_imm - 1;
-	for (i = 0; i < cur->nr; i++) {
-		if (cur->l[i] == imm)
-			break;
-		ls->l[i] = cur->l[i];
-	}
-	ls->l[i] = rl;
-	memcpy(&ls->l[i + 1], &cur->l[i + 1],
-	       (cur->nr - i - 1) * sizeof(cur->l[0]));
-	st->flushes++;
-	st->run_bytes += info.nr_blocks * LSM_BLOCK_SIZE;
-	lsm_layers_publish(st, ls);
-	WRITE_ONCE(st->nr_imm, ls->nr_imm);
-	mutex_unlock(&st->write_mutex);
-	wake_up_all(&st->wait);
-	lsm_layers_put(st, snap);
-	kfree(e);
-	kfree(freed);
-	return 0;
-
-fail_space:
-	mutex_lock(&st->manifest_mutex);
-	st->unrecorded -= info.nr_blocks;
-	lsm_space_free(&st->space, info.first_block, info.nr_blocks);
-	mutex_unlock(&st->manifest_mutex);
-fail:
-	if (rl && rl->run)
-		lsm_run_close(rl->run);
-	kfree(rl);
-	kfree(ls);
-out:
-	lsm_store_fail(st, err);
-	lsm_layers_put(st, snap);
-	kfree(e);
-	kfree(freed);
-	return err;
-}
-
-static void lsm_store_flush_work(struct work_struct *work)
-{
-	struct lsm_store *st = container_of(work, struct lsm_store,
-					    flush_work);
-
-	while (!READ_ONCE(st->error) && !lsm_store_flush_one(st))
-		;
-}
-
 static void lsm_store_commit_work(struct work_struct *work)
 {
 	struct lsm_store *st = container_of(to_delayed_work(work),
@@ -1059,15 +860,56 @@ static int lsm_store_replay_apply(void *priv, u64 seq,
 	return err;
 }
 
-/* Open the runs, newest first, behind an empty active memtable. */
+/*
+ * Where each of the manifest's runs goes in the first layer set: level
+ * by level, level 0 newest first (its records are oldest first), the
+ * other levels by key.  @pos[i] is the layer of run i; fills @lv.
+ */
+static void lsm_store_place_runs(struct lsm_store *st, unsigned int *pos,
+				 unsigned int *lv)
+{
+	const struct lsm_run_info *runs = st->m.runs;
+	unsigned int nr = st->m.nr_runs, i, n[LSM_LEVELS] = { 0 };
+
+	for (i = 0; i < nr; i++)
+		n[runs[i].level]++;
+	lv[0] = 1;
+	for (i = 0; i < LSM_LEVELS; i++)
+		lv[i + 1] = lv[i] + n[i];
+	memset(n, 0, sizeof(n));
+	for (i = 0; i < nr; i++) {
+		unsigned int k = runs[i].level, at;
+
+		if (!k) {
+			/* The first record of level 0 is its oldest: last. */
+			pos[i] = lv[1] - 1 - n[0]++;
+			continue;
+		}
+		/* Insertion by first key among the level's runs placed. */
+		at = lv[k] + n[k]++;
+		for (unsigned int j = 0; j < i; j++)
+			if (runs[j].level == k &&
+			    runs[j].first_key > runs[i].first_key &&
+			    pos[j] < at)
+				at = pos[j];
+		for (unsigned int j = 0; j < i; j++)
+			if (runs[j].level == k && pos[j] >= at)
+				pos[j]++;
+		pos[i] = at;
+	}
+}
+
+/* Open the runs, level by level, behind an empty active memtable. */
 static int lsm_store_load_layers(struct lsm_store *st)
 {
 	struct lsm_layers *ls = lsm_layers_alloc(1 + st->m.nr_runs);
+	unsigned int *pos = kcalloc(st->m.nr_runs + 1, sizeof(*pos),
+				    GFP_KERNEL);
 	unsigned int i;
 	int err = -ENOMEM;
 
-	if (!ls)
-		return -ENOMEM;
+	if (!ls || !pos)
+		goto fail;
 	for (i = 0; i < ls->nr; i++) {
 		ls->l[i] = kzalloc(sizeof(*ls->l[i]), GFP_KERNEL);
 		if (!ls->l[i])
@@ -1076,13 +918,13 @@ static int lsm_store_load_layers(struct lsm_store *st)
 	ls->l[0]->mt = lsm_mem_create(st->pool, GFP_KERNEL);
 	if (!ls->l[0]->mt)
 		goto fail;
+	lsm_store_place_runs(st, pos, ls->lv);
 	for (i = 0; i < st->m.nr_runs; i++) {
 		const struct lsm_run_info *info = &st->m.runs[i];
+		struct lsm_layer *l = ls->l[pos[i]];
 
-		ls->l[st->m.nr_runs - i]->first = info->first_key;
-		ls->l[st->m.nr_runs - i]->last = info->last_key;
-		err = lsm_run_open(st->bdev, st->sb.store_id, info,
-				   &ls->l[st->m.nr_runs - i]->run);
+		l->info = *info;
+		err = lsm_run_open(st->bdev, st->sb.store_id, info, &l->run);
 		if (err) {
 			if (err == -EUCLEAN)
 				pr_err("lsm: %s: run %llu does not pass its check\n",
@@ -1091,12 +933,14 @@ static int lsm_store_load_layers(struct lsm_store *st)
 			goto fail;
 		}
 	}
+	kfree(pos);
 	lsm_layers_publish(st, ls);
 	return 0;
 fail:
-	for (i = 0; i < ls->nr && ls->l[i]; i++)
+	for (i = 0; ls && i < ls->nr && ls->l[i]; i++)
 		lsm_layer_free(ls->l[i]);
 	kfree(ls);
+	kfree(pos);
 	return err;
 }
 
@@ -1141,6 +985,36 @@ static int lsm_store_format(struct lsm_store *st)
 	return lsm_manifest_format(&st->m, st->bdev, &st->space, &st->sb);
 }
 
+/*
+ * The merge options' defaults (struct lsm_options), and the
+ * configuration compaction decides with.  The base level may hold
+ * l0_compact_runs memtables' worth, as RocksDB's max_bytes_for_level_base
+ * (256 MiB) is four of its 64 MiB memtables; the backlog limits keep
+ * RocksDB's proportions to it (64 GiB and 256 GiB).
+ */
+static void lsm_store_merge_options(struct lsm_options *o,
+				    struct lsm_compact_config *cfg)
+{
+	if (!o->l0_compact_runs)
+		o->l0_compact_runs = LSM_DEFAULT_L0_COMPACT;
+	if (!o->l0_slowdown_runs)
+		o->l0_slowdown_runs = max(LSM_DEFAULT_L0_SLOWDOWN,
+					  o->l0_compact_runs);
+	if (!o->l0_stop_runs)
+		o->l0_stop_runs = max(LSM_DEFAULT_L0_STOP, o->l0_slowdown_runs);
+	if (!o->run_bytes)
+		o->run_bytes = min(o->memtable_bytes, LSM_RUN_BYTES_MAX);
+	cfg->l0_trigger = o->l0_compact_runs;
+	cfg->base_bytes = o->l0_compact_runs * o->memtable_bytes;
+	if (!o->pending_slowdown_bytes)
+		o->pending_slowdown_bytes = 256 * cfg->base_bytes;
+	if (!o->pending_stop_bytes)
+		o->pending_stop_bytes = max(4 * o->pending_slowdown_bytes,
+					    1024 * cfg->base_bytes);
+	if (!o->slowdown_bytes_per_sec)
+		o->slowdown_bytes_per_sec = LSM_DEFAULT_SLOW_RATE;
+}
+
 /**
  * lsm_store_open() - open the store on a device, recovering it
  * @bdev:   the device; the caller keeps it and releases it after close
@@ -1183,6 +1057,8 @@ int lsm_store_open(struct lsm_bdev *bdev, const struct lsm_options *opt,
 		st->opt.max_immutables = LSM_DEFAULT_IMMUTABLES;
 	if (!st->opt.commit_interval_ms)
 		st->opt.commit_interval_ms = LSM_DEFAULT_COMMIT_MS;
+	lsm_store_merge_options(&st->opt, &st->ccfg);
+	mutex_init(&st->compact_mutex);
 	mutex_init(&st->write_mutex);
 	mutex_init(&st->manifest_mutex);
 	spin_lock_init(&st->layers_lock);
@@ -1190,6 +1066,7 @@ int lsm_store_open(struct lsm_bdev *bdev, const struct lsm_options *opt,
 	init_waitqueue_head(&st->wait);
 	init_waitqueue_head(&st->commit_wait);
 	INIT_WORK(&st->flush_work, lsm_store_flush_work);
+	INIT_WORK(&st->compact_work, lsm_store_compact_work);
 	INIT_DELAYED_WORK(&st->commit_work, lsm_store_commit_work);
 
 	if (!(flags & LSM_OPEN_FORMAT)) {
@@ -1246,6 +1123,8 @@ int lsm_store_open(struct lsm_bdev *bdev, const struct lsm_options *opt,
 	st->started = true;
 	if (st->nr_imm)
 		queue_work(system_unbound_wq, &st->flush_work);
+	/* The last session may have left merges due. */
+	queue_work(system_unbound_wq, &st->compact_work);
 	*storep = st;
 	return 0;
 
@@ -1281,12 +1160,17 @@ int lsm_store_close(struct lsm_store *st)
 {
 	int err;
 
+	/* A merge is never needed for durability: let the current one end. */
+	WRITE_ONCE(st->stopping, true);
+	cancel_work_sync(&st->compact_work);
 	cancel_delayed_work_sync(&st->commit_work);
 	err = st->opt.no_wal ? lsm_store_flush(st) : lsm_store_sync(st);
 	if (!err)
 		wait_event(st->wait, READ_ONCE(st->error) ||
 			   !READ_ONCE(st->nr_imm));
 	cancel_work_sync(&st->flush_work);
+	/* A flush that ended meanwhile may have queued it again. */
+	cancel_work_sync(&st->compact_work);
 	if (!err && READ_ONCE(st->error))
 		err = -EIO;
 	if (!err) {
@@ -1301,9 +1185,13 @@ int lsm_store_close(struct lsm_store *st)
 	}
 	lsm_wal_destroy(&st->wal);
 	lsm_layers_put(st, st->layers);
+	mutex_lock(&st->manifest_mutex);
+	lsm_store_reclaim(st);
+	mutex_unlock(&st->manifest_mutex);
 	lsm_pool_destroy(st->pool);
 	lsm_manifest_destroy(&st->m);
 	lsm_space_destroy(&st->space);
+	mutex_destroy(&st->compact_mutex);
 	mutex_destroy(&st->write_mutex);
 	mutex_destroy(&st->manifest_mutex);
 	kfree(st);
@@ -1320,6 +1208,7 @@ int lsm_store_close(struct lsm_store *st)
 void lsm_store_stats(struct lsm_store *st, struct lsm_stats *stats)
 {
 	struct lsm_layers *ls;
+	struct lsm_shape shape;
 
 	memset(stats, 0, sizeof(*stats));
 	mutex_lock(&st->write_mutex);
@@ -1327,16 +1216,29 @@ void lsm_store_stats(struct lsm_store *st, struct lsm_stats *stats)
 	stats->memtable_bytes = lsm_mem_bytes(ls->l[0]->mt);
 	stats->immutables = ls->nr_imm;
 	stats->runs = ls->nr - 1 - ls->nr_imm;
+	lsm_layers_shape(ls, &shape);
+	for (unsigned int k = 0; k < LSM_LEVELS; k++) {
+		stats->level_runs[k] = shape.nr[k];
+		stats->level_bytes[k] = shape.bytes[k];
+	}
 	stats->flushes = st->flushes;
 	stats->stalls = st->stalls;
 	stats->stall_ns = st->stall_ns;
+	stats->slowdowns = st->slowdowns;
+	stats->slowdown_ns = st->slowdown_ns;
 	stats->wal_bytes = st->wal.bytes;
 	stats->run_bytes = st->run_bytes;
 	stats->user_bytes = st->user_bytes;
+	stats->compactions = st->compactions;
+	stats->compact_read_bytes = st->compact_read_bytes;
+	stats->compact_write_bytes = st->compact_write_bytes;
+	stats->compact_ns = st->compact_ns;
+	stats->pending_compact_bytes = READ_ONCE(st->pending_bytes);
 	stats->seq = st->next_seq - 1;
 	mutex_unlock(&st->write_mutex);
 	mutex_lock(&st->manifest_mutex);
 	stats->manifest_bytes = st->m.bytes;
+	stats->space_used_bytes = st->space.used * LSM_BLOCK_SIZE;
 	mutex_unlock(&st->manifest_mutex);
 	spin_lock(&st->commit_lock);
 	stats->group_commits = st->group_commits;
@@ -1358,8 +1260,13 @@ int lsm_store_check(struct lsm_store *st)
 {
 	int err;
 
+	mutex_lock(&st->write_mutex);
+	err = lsm_layers_check(st->layers);
+	mutex_unlock(&st->write_mutex);
+	if (err)
+		return err;
 	mutex_lock(&st->manifest_mutex);
-	err = lsm_manifest_check(&st->m, st->unrecorded);
+	err = lsm_manifest_check(&st->m, st->unrecorded + st->unreleased);
 	mutex_unlock(&st->manifest_mutex);
 	return err;
 }

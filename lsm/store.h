@@ -23,6 +23,22 @@ struct lsm_store;
  *                      wait to be written; 0 for the default, 2
  * @commit_interval_ms: a write without LSM_WRITE_SYNC is durable within
  *                      this long; 0 for the default, 5000
+ * @l0_compact_runs:    level-0 runs that start their merge into the level
+ *                      below; 0 for the default, 4
+ * @l0_slowdown_runs:   level-0 runs at which writers are slowed; 0 for
+ *                      the default, 8 (as LevelDB)
+ * @l0_stop_runs:       level-0 runs at which writers stop until a merge
+ *                      ends; 0 for the default, 12 (as LevelDB)
+ * @run_bytes:          the size of the runs a merge writes; 0 for the
+ *                      default, the memtable's size up to 16 MiB
+ * @pending_slowdown_bytes: estimated merge backlog at which writers are
+ *                      slowed; 0 for the default, 256 times the base
+ *                      level's size (RocksDB's 64 GiB over 256 MiB)
+ * @pending_stop_bytes: the backlog at which they stop; 0 for the
+ *                      default, 1024 times the base level's size
+ * @slowdown_bytes_per_sec: the rate slowed writers are held to; 0 for
+ *                      the default, 16 MiB/s (RocksDB's
+ *                      delayed_write_rate)
  * @no_wal:             no write-ahead log: writes are durable only once
  *                      their memtable is written out (seed 001's
  *                      benchmark); a crash loses the memtables
@@ -31,6 +47,13 @@ struct lsm_options {
 	u64 memtable_bytes;
 	u32 max_immutables;
 	u32 commit_interval_ms;
+	u32 l0_compact_runs;
+	u32 l0_slowdown_runs;
+	u32 l0_stop_runs;
+	u64 run_bytes;
+	u64 pending_slowdown_bytes;
+	u64 pending_stop_bytes;
+	u64 slowdown_bytes_per_sec;
 	bool no_wal;
 };
 
@@ -109,6 +132,12 @@ int lsm_store_scan(struct lsm_store *st, struct lsm_scan_cursor *cur,
 int lsm_store_sync(struct lsm_store *st);
 /* Write the memtable out as a run now, and make it durable. */
 int lsm_store_flush(struct lsm_store *st);
+/*
+ * Merge runs down until every level is within its target and level 0
+ * below its trigger (or, with @full, until every run is in the bottom
+ * level); returns once no merge is due, or -EIO if the store failed.
+ */
+int lsm_store_compact(struct lsm_store *st, bool full);
 
 /**
  * struct lsm_stats - counters of a store

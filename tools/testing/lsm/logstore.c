@@ -30,7 +30,7 @@ static int logstore_new_segment(struct logstore *ls)
 {
 	struct lsm_wal_seg seg = { .nr = ls->sb.segment_blocks,
 				   .first_seq = ls->next_seq };
-	struct lsm_edit e = { .n = 0 };
+	struct lsm_edit *e;
 	int err;
 
 	err = lsm_wal_seal(&ls->wal);
@@ -39,9 +39,13 @@ static int logstore_new_segment(struct logstore *ls)
 	err = lsm_space_alloc(&ls->space, seg.nr, &seg.start);
 	if (err)
 		return err;
+	e = lsm_edit_alloc(1);
+	if (!e)
+		return -ENOMEM;
 	seg.id = lsm_manifest_new_id(&ls->m);
-	lsm_edit_seg_add(&e, &seg);
-	err = lsm_manifest_commit(&ls->m, &e, ls->m.persisted_seq);
+	lsm_edit_seg_add(e, &seg);
+	err = lsm_manifest_commit(&ls->m, e, ls->m.persisted_seq);
+	lsm_edit_free(e);
 	if (err)
 		return err;
 	lsm_wal_begin(&ls->wal, &seg);

@@ -49,7 +49,16 @@ static void same_state(struct lsm_manifest *a, struct lsm_manifest *b)
 	EXPECT(a->next_id == b->next_id);
 	EXPECT(a->persisted_seq == b->persisted_seq);
 	EXPECT(a->nr_runs == b->nr_runs && a->nr_segs == b->nr_segs);
-	EXPECT(!memcmp(a->runs, b->runs, a->nr_runs * sizeof(*a->runs)));
+	for (unsigned int i = 0; i < a->nr_runs; i++) {
+		const struct lsm_run_info *x = &a->runs[i], *y = &b->runs[i];
+
+		EXPECT(x->id == y->id && x->first_block == y->first_block &&
+		       x->nr_blocks == y->nr_blocks &&
+		       x->first_key == y->first_key &&
+		       x->last_key == y->last_key &&
+		       x->nr_pieces == y->nr_pieces &&
+		       x->max_seq == y->max_seq && x->level == y->level);
+	}
 	EXPECT(!memcmp(a->segs, b->segs, a->nr_segs * sizeof(*a->segs)));
 }
 
@@ -74,7 +83,7 @@ int main(int argc, char **argv)
 	gen = f.sb.generation;
 	/* Runs come and go, segments come and go: 500 edits. */
 	for (int i = 0; i < 500; i++) {
-		struct lsm_edit e = { .n = 0 };
+		struct lsm_edit *e = lsm_edit_alloc(LSM_EDIT_MAX);
 		struct lsm_run_info run = { .nr_blocks = 1 + rand() % 4 };
 		struct lsm_wal_seg seg = { .nr = 8 };
 		u64 free_start = 0, free_nr = 0;
@@ -84,30 +93,30 @@ int main(int argc, char **argv)
 						&run.first_block));
 			run.id = lsm_manifest_new_id(&f.m);
 			run.max_seq = i;
-			lsm_edit_run_add(&e, &run);
+			lsm_edit_run_add(e, &run);
 		} else {
 			struct lsm_run_info *r = &f.m.runs[rand() %
 							   f.m.nr_runs];
 
 			free_start = r->first_block;
 			free_nr = r->nr_blocks;
-			lsm_edit_run_del(&e, r->id);
+			lsm_edit_run_del(e, r->id);
 		}
 		if (f.m.nr_segs > 3) {
-			lsm_edit_seg_del(&e, f.m.segs[0].id);
+			lsm_edit_seg_del(e, f.m.segs[0].id);
 		} else {
 			EXPECT(!lsm_space_alloc(&f.space, seg.nr, &seg.start));
 			seg.id = lsm_manifest_new_id(&f.m);
 			seg.first_seq = i;
-			lsm_edit_seg_add(&e, &seg);
+			lsm_edit_seg_add(e, &seg);
 		}
 		if (f.m.nr_segs > 3) {
 			struct lsm_wal_seg old = f.m.segs[0];
 
-			EXPECT(!lsm_manifest_commit(&f.m, &e, i));
+			EXPECT(!lsm_manifest_commit(&f.m, e, i));
 			lsm_space_free(&f.space, old.start, old.nr);
 		} else {
-			EXPECT(!lsm_manifest_commit(&f.m, &e, i));
+			EXPECT(!lsm_manifest_commit(&f.m, e, i));
 		}
 		if (free_nr)
 			lsm_space_free(&f.space, free_start, free_nr);
@@ -126,6 +135,7 @@ int main(int argc, char **argv)
 			same_state(&f.m, &g.m);
 			unload(&g);
 		}
+		lsm_edit_free(e);
 	}
 	EXPECT(rolls >= 5);
 	load(b, &g);
@@ -134,25 +144,25 @@ int main(int argc, char **argv)
 
 	/* A torn last edit: the state before it. */
 	{
-		struct lsm_edit e = { .n = 0 };
+		struct lsm_edit *e = lsm_edit_alloc(LSM_EDIT_MAX);
 		struct lsm_run_info run = { .nr_blocks = 1 };
 		u8 buf[LSM_BLOCK_SIZE];
 		u64 at;
 
 		if (f.m.next_block >= f.sb.manifest_blocks) {
 			/* Make room first: this edit rolls over. */
-			lsm_edit_run_del(&e, f.m.runs[0].id);
+			lsm_edit_run_del(e, f.m.runs[0].id);
 			lsm_space_free(&f.space, f.m.runs[0].first_block,
 				       f.m.runs[0].nr_blocks);
-			EXPECT(!lsm_manifest_commit(&f.m, &e, 999));
-			e.n = 0;
+			EXPECT(!lsm_manifest_commit(&f.m, e, 999));
+			e->n = 0;
 		}
 		load(b, &g);
 		at = f.sb.manifest_start + f.m.next_block;
 		EXPECT(!lsm_space_alloc(&f.space, 1, &run.first_block));
 		run.id = lsm_manifest_new_id(&f.m);
-		lsm_edit_run_add(&e, &run);
-		EXPECT(!lsm_manifest_commit(&f.m, &e, 1000));
+		lsm_edit_run_add(e, &run);
+		EXPECT(!lsm_manifest_commit(&f.m, e, 1000));
 		EXPECT(!b->ops->read(b, at, buf, 1));
 		/* Its first sector never landed (the rest is padding). */
 		memset(buf, 0, 512);
@@ -165,6 +175,7 @@ int main(int argc, char **argv)
 			unload(&h);
 		}
 		unload(&g);
+		lsm_edit_free(e);
 	}
 
 	/*
@@ -174,7 +185,7 @@ int main(int argc, char **argv)
 	 */
 	{
 		static u64 filler[NR_BLOCKS];
-		struct lsm_edit e = { .n = 0 };
+		struct lsm_edit *e = lsm_edit_alloc(LSM_EDIT_MAX);
 		struct lsm_run_info run = { .nr_blocks = 1 };
 		struct lsm_manifest before;
 		u64 start = f.sb.manifest_start;
@@ -183,17 +194,17 @@ int main(int argc, char **argv)
 		while (f.m.next_block < f.sb.manifest_blocks) {
 			EXPECT(!lsm_space_alloc(&f.space, 1, &run.first_block));
 			run.id = lsm_manifest_new_id(&f.m);
-			lsm_edit_run_add(&e, &run);
-			EXPECT(!lsm_manifest_commit(&f.m, &e, 1500));
-			e.n = 0;
+			lsm_edit_run_add(e, &run);
+			EXPECT(!lsm_manifest_commit(&f.m, e, 1500));
+			e->n = 0;
 		}
 		EXPECT(!lsm_space_alloc(&f.space, 1, &run.first_block));
 		run.id = lsm_manifest_new_id(&f.m);
-		lsm_edit_run_add(&e, &run);
+		lsm_edit_run_add(e, &run);
 		while (!lsm_space_alloc(&f.space, 1, &filler[n]))
 			n++;
 		before = f.m;
-		EXPECT(lsm_manifest_commit(&f.m, &e, 2000) == -ENOSPC);
+		EXPECT(lsm_manifest_commit(&f.m, e, 2000) == -ENOSPC);
 		EXPECT(f.m.nr_runs == before.nr_runs &&
 		       f.m.nr_segs == before.nr_segs &&
 		       f.m.persisted_seq == before.persisted_seq &&
@@ -202,21 +213,56 @@ int main(int argc, char **argv)
 		EXPECT(!lsm_manifest_check(&f.m, n + 1));
 		while (n)
 			lsm_space_free(&f.space, filler[--n], 1);
-		EXPECT(!lsm_manifest_commit(&f.m, &e, 2000));
+		EXPECT(!lsm_manifest_commit(&f.m, e, 2000));
 		EXPECT(f.sb.manifest_start != start &&
 		       f.m.nr_runs == before.nr_runs + 1);
 		EXPECT(!lsm_manifest_check(&f.m, 0));
 		load(b, &g);
 		same_state(&f.m, &g.m);
 		unload(&g);
+		lsm_edit_free(e);
 	}
 
 	/* An edit naming a run that is not there. */
 	{
-		struct lsm_edit e = { .n = 0 };
+		struct lsm_edit *e = lsm_edit_alloc(LSM_EDIT_MAX);
 
-		lsm_edit_run_del(&e, 123456789);
-		EXPECT(lsm_manifest_commit(&f.m, &e, 1) == -EUCLEAN);
+		lsm_edit_run_del(e, 123456789);
+		EXPECT(lsm_manifest_commit(&f.m, e, 1) == -EUCLEAN);
+		lsm_edit_free(e);
+	}
+
+	/*
+	 * An edit larger than a block (a merge of many runs into a level):
+	 * committed by a roll-over, whole; the runs keep their levels.
+	 */
+	{
+		unsigned int n = 3 * LSM_EDIT_MAX, before = f.m.nr_runs;
+		struct lsm_edit *e = lsm_edit_alloc(n);
+		u64 start = f.sb.manifest_start;
+
+		for (unsigned int i = 0; i < n; i++) {
+			struct lsm_run_info run = { .nr_blocks = 1,
+						    .level = 1 + i % 6,
+						    .first_key = 10 * i,
+						    .last_key = 10 * i + 9 };
+
+			EXPECT(!lsm_space_alloc(&f.space, 1, &run.first_block));
+			run.id = lsm_manifest_new_id(&f.m);
+			lsm_edit_run_add(e, &run);
+		}
+		EXPECT(!lsm_manifest_commit(&f.m, e, 2500));
+		EXPECT(f.sb.manifest_start != start &&
+		       f.m.nr_runs == before + n);
+		EXPECT(!lsm_manifest_check(&f.m, 0));
+		load(b, &g);
+		same_state(&f.m, &g.m);
+		unload(&g);
+		/* Two runs of one level that overlap: the check says so. */
+		f.m.runs[f.m.nr_runs - 1].first_key = 10 * (n - 7);
+		EXPECT(lsm_manifest_check(&f.m, 0) == -EUCLEAN);
+		f.m.runs[f.m.nr_runs - 1].first_key = 10 * (n - 1);
+		lsm_edit_free(e);
 	}
 
 	/* The check: overlapping extents, space not accounted for. */

@@ -20,6 +20,16 @@ static inline void msleep(unsigned int ms)
 		;
 }
 
+/* Sleeps at least @min_us; the kernel's may take up to @max_us. */
+static inline void usleep_range(unsigned long min_us, unsigned long max_us)
+{
+	struct timespec ts = { min_us / 1000000, (min_us % 1000000) * 1000L };
+
+	(void)max_us;
+	while (nanosleep(&ts, &ts))
+		;
+}
+
 static inline unsigned long msecs_to_jiffies(unsigned int ms)
 {
 	return ms;

@@ -57,6 +57,17 @@ void kfree(const void *obj);
 #define kvcalloc(n, size, gfp)	kcalloc((n), (size), (gfp))
 #define kvfree(obj)		kfree(obj)
 #define kvmalloc(size, gfp)	kmalloc((size), (gfp))
+#define kvzalloc(size, gfp)	kzalloc((size), (gfp))
+
+/* As the kernel's: NULL when @n * @size overflows. */
+static inline void *kvmalloc_array(size_t n, size_t size, gfp_t gfp)
+{
+	size_t bytes;
+
+	if (__builtin_mul_overflow(n, size, &bytes))
+		return NULL;
+	return kmalloc(bytes, gfp);
+}
 #define struct_size(p, member, n) \
 	(sizeof(*(p)) + sizeof(*(p)->member) * (n))
 long shim_kmalloc_live(void);
