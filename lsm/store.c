@@ -22,6 +22,11 @@
 #include <linux/workqueue.h>
 #include "store_check.h"
 #include "store_int.h"
+#include "store_window.h"
+
+#ifndef __KERNEL__
+void (*lsm_window_hook)(struct lsm_store *st, enum lsm_window win);
+#endif
 
 #define LSM_DEFAULT_MEMTABLE	(64ULL << 20)
 #define LSM_DEFAULT_IMMUTABLES	2
@@ -256,6 +261,14 @@ static bool lsm_store_must_wait(struct lsm_store *st)
 	       lsm_store_merges_behind(st, true);
 }
 
+/* Whether what a writer waits for failed for lack of space. */
+static bool lsm_store_no_room(struct lsm_store *st)
+{
+	if (READ_ONCE(st->nr_imm) >= st->opt.max_immutables)
+		return READ_ONCE(st->flush_error) == -ENOSPC;
+	return READ_ONCE(st->compact_error) == -ENOSPC;
+}
+
 /*
  * Wait, with the write mutex held on entry and on return, until the
  * write may go on: 0, or -EROFS once the store failed, or -ENOSPC when
@@ -269,9 +282,9 @@ static int lsm_store_stall(struct lsm_store *st)
 
 	lockdep_assert_held(&st->write_mutex);
 	while (!READ_ONCE(st->error) && lsm_store_must_wait(st)) {
-		if (READ_ONCE(st->compact_error) == -ENOSPC &&
-		    READ_ONCE(st->nr_imm) < st->opt.max_immutables) {
+		if (lsm_store_no_room(st)) {
 			/* Space may have come back: the next write retries. */
+			queue_work(system_unbound_wq, &st->flush_work);
 			queue_work(system_unbound_wq, &st->compact_work);
 			err = -ENOSPC;
 			break;
@@ -280,8 +293,7 @@ static int lsm_store_stall(struct lsm_store *st)
 		if (!t0)
 			t0 = ktime_get_ns();
 		wait_event(st->wait, READ_ONCE(st->error) ||
-			   !lsm_store_must_wait(st) ||
-			   READ_ONCE(st->compact_error) == -ENOSPC);
+			   !lsm_store_must_wait(st) || lsm_store_no_room(st));
 		mutex_lock(&st->write_mutex);
 	}
 	if (t0) {
@@ -499,6 +511,7 @@ int lsm_store_get(struct lsm_store *st, u64 k, struct lsm_piece *out,
 		vbuf = scratch;
 		vbuf_size = 0;
 	}
+	lsm_window(st, LSM_WIN_READ_HELD);
 	/* Memtables and level 0 one by one; one binary search per level. */
 	for (i = 0; i < nr; i++) {
 		lsm_layers_source(ls, i, &src);
@@ -694,6 +707,7 @@ int lsm_store_scan(struct lsm_store *st, struct lsm_scan_cursor *cur,
 	if (cur->done)
 		return 0;
 	ls = lsm_layers_get(st);
+	lsm_window(st, LSM_WIN_READ_HELD);
 	c = kvcalloc(lsm_layers_nr_sources(ls), sizeof(*c), GFP_KERNEL);
 	if (!c) {
 		err = -ENOMEM;
@@ -810,7 +824,9 @@ int lsm_store_sync(struct lsm_store *st)
  *
  * Context: process context, may sleep.
  * Return: 0 once every write acknowledged before the call is in a run;
- * -ENOMEM; -EIO if the store failed.
+ * -ENOSPC when the device has no room for a run (the memtables stay, and
+ * what the log holds of them stays durable); -ENOMEM; -EIO if the store
+ * failed.
  */
 int lsm_store_flush(struct lsm_store *st)
 {
@@ -824,8 +840,11 @@ int lsm_store_flush(struct lsm_store *st)
 	mutex_unlock(&st->write_mutex);
 	if (err)
 		return err;
-	wait_event(st->wait, READ_ONCE(st->error) || !READ_ONCE(st->nr_imm));
-	return READ_ONCE(st->error) ? -EIO : 0;
+	wait_event(st->wait, READ_ONCE(st->error) || !READ_ONCE(st->nr_imm) ||
+		   READ_ONCE(st->flush_error));
+	if (READ_ONCE(st->error))
+		return -EIO;
+	return READ_ONCE(st->nr_imm) ? READ_ONCE(st->flush_error) : 0;
 }
 
 static void lsm_store_commit_work(struct work_struct *work)
@@ -1165,9 +1184,10 @@ int lsm_store_close(struct lsm_store *st)
 	cancel_work_sync(&st->compact_work);
 	cancel_delayed_work_sync(&st->commit_work);
 	err = st->opt.no_wal ? lsm_store_flush(st) : lsm_store_sync(st);
+	/* Memtables that find no room to go out stay in the log. */
 	if (!err)
 		wait_event(st->wait, READ_ONCE(st->error) ||
-			   !READ_ONCE(st->nr_imm));
+			   !READ_ONCE(st->nr_imm) || READ_ONCE(st->flush_error));
 	cancel_work_sync(&st->flush_work);
 	/* A flush that ended meanwhile may have queued it again. */
 	cancel_work_sync(&st->compact_work);

@@ -115,6 +115,7 @@ struct lsm_store {
 	bool committing;	/* commit_lock: a leader's flush is running */
 	int error;		/* set once: the store is read-only */
 	int compact_error;	/* the last merge's -ENOSPC or -ENOMEM, or 0 */
+	int flush_error;	/* -ENOSPC: the last flush found no room */
 	bool stopping;		/* close: no new merge starts */
 	unsigned int nr_imm;	/* written under write_mutex, read anywhere */
 	unsigned int l0_runs;	/* as nr_imm: level 0's runs now */

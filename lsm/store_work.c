@@ -32,6 +32,7 @@
 #include "merge.h"
 #include "piece_buf.h"
 #include "store_int.h"
+#include "store_window.h"
 
 /*
  * Write a run of @src into new space, at @level, and open it: a layer of
@@ -146,6 +147,8 @@ static int lsm_store_flush_one(struct lsm_store *st)
 	imm = snap->l[snap->nr_imm];
 	ms.mt = imm->mt;
 	err = lsm_store_make_run(st, &src, 0, &rl);
+	if (err == -ENOSPC)
+		goto nospc;
 	if (err)
 		goto out;
 	e = lsm_edit_alloc(LSM_EDIT_MAX);
@@ -173,9 +176,19 @@ static int lsm_store_flush_one(struct lsm_store *st)
 		for (i = 0; i < nr_freed; i++)
 			lsm_space_free(&st->space, freed[i].start,
 				       freed[i].nr);
+	/* No room to roll the manifest over: nothing changed. */
+	if (err == -ENOSPC)
+		lsm_space_free(&st->space, rl->info.first_block,
+			       rl->info.nr_blocks);
 	mutex_unlock(&st->manifest_mutex);
+	if (err == -ENOSPC) {
+		lsm_run_close(rl->run);
+		kfree(rl);
+		goto nospc;
+	}
 	if (err)
 		goto fail;
+	lsm_window(st, LSM_WIN_FLUSH_RECORDED);
 
 	/* Readers see the run where the memtable was: level 0's newest. */
 	mutex_lock(&st->write_mutex);
@@ -198,11 +211,25 @@ static int lsm_store_flush_one(struct lsm_store *st)
 	st->run_bytes += rl->info.nr_blocks * LSM_BLOCK_SIZE;
 	lsm_layers_publish(st, ls);
 	mutex_unlock(&st->write_mutex);
+	WRITE_ONCE(st->flush_error, 0);
 	queue_work(system_unbound_wq, &st->compact_work);
 	lsm_layers_put(st, snap);
 	lsm_edit_free(e);
 	kfree(freed);
 	return 0;
+
+nospc:
+	/*
+	 * The device is full: the memtable stays (its writes are in the
+	 * log), writers that wait for it get -ENOSPC, and the next write or
+	 * merge tries again.
+	 */
+	WRITE_ONCE(st->flush_error, -ENOSPC);
+	wake_up_all(&st->wait);
+	lsm_layers_put(st, snap);
+	lsm_edit_free(e);
+	kfree(freed);
+	return -ENOSPC;
 
 fail:
 	/* The manifest may name the run: its space stays as it is. */
@@ -404,6 +431,7 @@ static int lsm_merge_install(struct lsm_store *st, struct lsm_merge_job *mj)
 	u64 written = 0, read = 0;
 	int err;
 
+	lsm_window(st, LSM_WIN_MERGE_WRITTEN);
 	e = lsm_edit_alloc(mj->nr_in + nr_add);
 	if (!e)
 		return -ENOMEM;
@@ -429,6 +457,7 @@ static int lsm_merge_install(struct lsm_store *st, struct lsm_merge_job *mj)
 	lsm_edit_free(e);
 	if (err)
 		return err;
+	lsm_window(st, LSM_WIN_MERGE_RECORDED);
 
 	mutex_lock(&st->write_mutex);
 	ls = lsm_layers_replace(st->layers, mj->in, mj->nr_in, add, nr_add,
@@ -554,6 +583,9 @@ void lsm_store_compact_work(struct work_struct *work)
 		}
 		if (!err) {
 			WRITE_ONCE(st->compact_error, 0);
+			/* A flush that found no room may find some now. */
+			if (READ_ONCE(st->flush_error))
+				queue_work(system_unbound_wq, &st->flush_work);
 			continue;
 		}
 		if (lsm_store_compact_failed(st, err) != -ENOMEM)

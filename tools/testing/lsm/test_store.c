@@ -240,6 +240,18 @@ static const struct lsm_options small_no_wal = {
 	.no_wal = true,
 };
 
+/*
+ * Merges everywhere: memtables of 2 KiB, two runs of level 0 start a
+ * merge, runs of 4 KiB, so that a few hundred units fill levels 4 to 6.
+ */
+static const struct lsm_options deep = {
+	.memtable_bytes = 2 * 1024,
+	.max_immutables = 2,
+	.commit_interval_ms = 50,
+	.l0_compact_runs = 2,
+	.run_bytes = 4 * 1024,
+};
+
 static const struct lsm_options *store_opts = &small;
 
 static struct lsm_store *open_store(struct lsm_bdev *bdev, unsigned int flags)
@@ -260,7 +272,8 @@ static void run_diff(u64 nops)
 	struct unit m[UNITS] = { { 0 } };
 	struct lsm_store *st = open_store(bdev, LSM_OPEN_FORMAT);
 	struct lsm_stats stats;
-	u64 seq = 1, reopens = 0, gets = 0, scans = 0;
+	u64 seq = 1, reopens = 0, gets = 0, scans = 0, merges = 0;
+	unsigned int levels_seen = 0;
 	struct wop w[MAX_OPS];
 	struct lsm_op ops[MAX_OPS];
 	int err;
@@ -268,6 +281,21 @@ static void run_diff(u64 nops)
 	phase = "differential";
 	for (u64 i = 0; i < nops; i++) {
 		unsigned int what = rnd() % 100, n;
+
+		if (i % 16 == 0) {
+			lsm_store_stats(st, &stats);
+			for (unsigned int k = 0; k < LSM_LEVELS; k++)
+				if (stats.level_runs[k])
+					levels_seen |= 1U << k;
+		}
+		if (what < 2) {
+			/* A merge now, alongside the work item's. */
+			err = lsm_store_compact(st, rnd() % 2);
+			if (err)
+				FAIL("compact: %d", err);
+			merges++;
+			what = 55 + rnd() % 30;	/* and a get or scan */
+		}
 
 		if (what < 55) {
 			n = make_write(w, seq);
@@ -316,17 +344,26 @@ static void run_diff(u64 nops)
 	if (stats.seq != seq - 1)
 		FAIL("stats.seq %llu, %llu writes", (unsigned long long)stats.seq,
 		     (unsigned long long)(seq - 1));
+	/* A run that never merged, or never reached a middle level, proves little. */
+	if (!stats.compactions && !merges)
+		FAIL("no merge in %llu ops", (unsigned long long)nops);
+	if (store_opts == &deep && !(levels_seen & 0x3e))
+		FAIL("no run ever in a level between 0 and the bottom (seen %#x)",
+		     levels_seen);
 	err = lsm_store_close(st);
 	if (err)
 		FAIL("close: %d", err);
 	st = open_store(bdev, 0);
 	check_all(st, m);
-	printf("test_store: differential%s: %llu ops, %llu writes, %llu gets, %llu scans, %llu reopens; last life: %llu runs, %llu flushes, %llu stalls, log %llu B, runs %llu B, manifest %llu B\n",
-	       store_opts->no_wal ? " (no log)" : "",
+	printf("test_store: differential%s: %llu ops, %llu writes, %llu gets, %llu scans, %llu reopens, %llu merge calls, levels seen %#x; last life: %llu runs, %llu flushes, %llu merges, %llu stalls, log %llu B, runs %llu B, manifest %llu B\n",
+	       store_opts->no_wal ? " (no log)" :
+	       store_opts == &deep ? " (deep levels)" : "",
 	       (unsigned long long)nops, (unsigned long long)(seq - 1),
 	       (unsigned long long)gets, (unsigned long long)scans,
-	       (unsigned long long)reopens, (unsigned long long)stats.runs,
+	       (unsigned long long)reopens, (unsigned long long)merges,
+	       levels_seen, (unsigned long long)stats.runs,
 	       (unsigned long long)stats.flushes,
+	       (unsigned long long)stats.compactions,
 	       (unsigned long long)stats.stalls,
 	       (unsigned long long)stats.wal_bytes,
 	       (unsigned long long)stats.run_bytes,
@@ -608,10 +645,16 @@ static void record_round(struct memdev *md, struct round *r, u64 nops)
 			err = lsm_store_sync(st);
 			if (err)
 				FAIL("sync: %d", err);
-		} else if (what < 97) {
+		} else if (what < 95) {
 			err = lsm_store_flush(st);
 			if (err)
 				FAIL("flush: %d", err);
+		} else if (what < 97) {
+			/* A merge makes nothing durable; cuts fall inside it. */
+			err = lsm_store_compact(st, rnd() % 2);
+			if (err)
+				FAIL("compact: %d", err);
+			continue;
 		} else {
 			err = lsm_store_close(st);
 			if (err)
@@ -746,6 +789,8 @@ int main(int argc, char **argv)
 	run_diff(nops);
 	store_opts = &small_no_wal;
 	run_diff(nops / 4);
+	store_opts = &deep;
+	run_diff(nops);
 	store_opts = &small;
 	run_durability();
 	run_threads(4, 200);
