@@ -26,6 +26,7 @@
  */
 #include <linux/kernel.h>
 #include <linux/math64.h>
+#include <linux/string.h>
 #include "compact.h"
 
 /**

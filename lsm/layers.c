@@ -20,6 +20,7 @@
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/printk.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -282,7 +283,7 @@ int lsm_layers_check(const struct lsm_layers *ls)
 		if (ls->lv[k] > ls->lv[k + 1])
 			what = "slices out of order";
 	for (unsigned int i = 0; !what && i < ls->nr; i++)
-		if (!ls->l[i]->mt != (i >= ls->lv[0]))
+		if (ls->l[i]->mt ? i >= ls->lv[0] : i < ls->lv[0])
 			what = "a memtable among the runs, or a run among the memtables";
 	for (unsigned int k = 1; !what && k < LSM_LEVELS; k++)
 		for (unsigned int i = ls->lv[k] + 1; i < ls->lv[k + 1]; i++)

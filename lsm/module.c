@@ -36,6 +36,41 @@ module_param(commit_interval_ms, uint, 0644);
 MODULE_PARM_DESC(commit_interval_ms,
 		 "A write without SYNC is durable within this many milliseconds (default 5000, as ext4's commit=5)");
 
+static unsigned int l0_compact_runs = 4;
+module_param(l0_compact_runs, uint, 0644);
+MODULE_PARM_DESC(l0_compact_runs,
+		 "Runs in level 0 that start their merge into the level below (default 4)");
+
+static unsigned int l0_slowdown_runs = 8;
+module_param(l0_slowdown_runs, uint, 0644);
+MODULE_PARM_DESC(l0_slowdown_runs,
+		 "Runs in level 0 at which writers are slowed to slowdown_mb_per_sec (default 8)");
+
+static unsigned int l0_stop_runs = 12;
+module_param(l0_stop_runs, uint, 0644);
+MODULE_PARM_DESC(l0_stop_runs,
+		 "Runs in level 0 at which writers stop until a merge ends (default 12; at least l0_compact_runs)");
+
+static unsigned int pending_slowdown_mb;
+module_param(pending_slowdown_mb, uint, 0644);
+MODULE_PARM_DESC(pending_slowdown_mb,
+		 "Estimated merge backlog (MiB) at which writers are slowed (default 0: 256 times the base level's size)");
+
+static unsigned int pending_stop_mb;
+module_param(pending_stop_mb, uint, 0644);
+MODULE_PARM_DESC(pending_stop_mb,
+		 "Estimated merge backlog (MiB) at which writers stop (default 0: 1024 times the base level's size)");
+
+static unsigned int slowdown_mb_per_sec = 16;
+module_param(slowdown_mb_per_sec, uint, 0644);
+MODULE_PARM_DESC(slowdown_mb_per_sec,
+		 "The write rate (MiB/s) slowed writers are held to (default 16)");
+
+static unsigned int run_kb;
+module_param(run_kb, uint, 0644);
+MODULE_PARM_DESC(run_kb,
+		 "Size (KiB) of the runs a merge writes (default 0: the memtable's size, at most 16 MiB)");
+
 /**
  * lsm_module_options() - the options of an attach that sets none itself
  * @opt: filled in from the module parameters as they are now
@@ -68,6 +103,17 @@ void lsm_module_options(struct lsm_options *opt)
 				    ms, SL_LSM_COMMIT_MS_MAX);
 	else
 		opt->commit_interval_ms = ms;
+	/*
+	 * The store keeps l0_stop_runs at least l0_compact_runs, so that
+	 * writers never wait for a merge that cannot start.
+	 */
+	opt->l0_compact_runs = READ_ONCE(l0_compact_runs);
+	opt->l0_slowdown_runs = READ_ONCE(l0_slowdown_runs);
+	opt->l0_stop_runs = READ_ONCE(l0_stop_runs);
+	opt->pending_slowdown_bytes = (u64)READ_ONCE(pending_slowdown_mb) << 20;
+	opt->pending_stop_bytes = (u64)READ_ONCE(pending_stop_mb) << 20;
+	opt->slowdown_bytes_per_sec = (u64)READ_ONCE(slowdown_mb_per_sec) << 20;
+	opt->run_bytes = (u64)READ_ONCE(run_kb) << 10;
 }
 
 static struct dentry *lsm_debugfs_root;

@@ -1021,6 +1021,8 @@ static void lsm_store_merge_options(struct lsm_options *o,
 					  o->l0_compact_runs);
 	if (!o->l0_stop_runs)
 		o->l0_stop_runs = max(LSM_DEFAULT_L0_STOP, o->l0_slowdown_runs);
+	/* Writers stopped below the trigger would wait for no merge. */
+	o->l0_stop_runs = max(o->l0_stop_runs, o->l0_compact_runs);
 	if (!o->run_bytes)
 		o->run_bytes = min(o->memtable_bytes, LSM_RUN_BYTES_MAX);
 	cfg->l0_trigger = o->l0_compact_runs;

@@ -25,8 +25,10 @@
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/mutex.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include "merge.h"
@@ -562,7 +564,7 @@ static int lsm_store_compact_failed(struct lsm_store *st, int err)
  * @work: the store's compact_work
  *
  * Queued after each flush and at open.  A merge that finds no memory is
- * tried again a little later (writers stopped on level 0 wait for it);
+ * tried again 20 ms later (writers stopped on level 0 wait for it);
  * one that finds no space stops until the next flush or stalled write
  * queues the work again.
  *
@@ -591,7 +593,7 @@ void lsm_store_compact_work(struct work_struct *work)
 		if (lsm_store_compact_failed(st, err) != -ENOMEM)
 			break;
 		mutex_unlock(&st->compact_mutex);
-		msleep(10);
+		msleep(20);
 		mutex_lock(&st->compact_mutex);
 	}
 	mutex_unlock(&st->compact_mutex);
