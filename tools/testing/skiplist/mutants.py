@@ -277,6 +277,34 @@ MUTANTS = [
      "unit", "range_account test: the shadow bitmap not charged to the caller"),
 ]
 
+# The store's compaction (lsm/): tests named "lsm:PROGRAM" run a program
+# of tools/testing/lsm, built there with the mutant.
+MUTANTS += [
+    ("merge-frees-inputs-at-edit", "lsm/store_work.c",
+     "\t\tfor (i = 0; i < mj->nr_in; i++)\n\t\t\tmj->in[i]->release = true;\n\t\tspin_unlock(&st->layers_lock);\n",
+     "\t\tspin_unlock(&st->layers_lock);\n\t\tmutex_lock(&st->manifest_mutex);\n"
+     "\t\tfor (i = 0; i < mj->nr_in; i++) {\n"
+     "\t\t\tlsm_space_free(&st->space, mj->in[i]->info.first_block, mj->in[i]->info.nr_blocks);\n"
+     "\t\t\tst->unreleased -= mj->in[i]->info.nr_blocks;\n\t\t}\n"
+     "\t\tmutex_unlock(&st->manifest_mutex);\n",
+     "lsm:compact", "reader-holds-dropped-runs test: a run block read after its space went to a new run"),
+    ("merge-drops-every-punch", "lsm/store_work.c",
+     "\treturn lsm_compact_below(&mj->shape, mj->job.to, first, last);",
+     "\treturn false;",
+     "lsm:store", "differential test: a punched key shows its older value again"),
+    ("merge-oldest-level-wins", "lsm/merge.c",
+     "\t\t\tif (c->start <= mg->pos) {\n\t\t\t\tbest = c;\n\t\t\t\tbreak;\n\t\t\t}",
+     "\t\t\tif (c->start <= mg->pos) {\n\t\t\t\tbest = c;\n\t\t\t\tcontinue;\n\t\t\t}",
+     "lsm:store", "differential test: an older value wins a merge"),
+    ("level0-moved-while-overlapping", "lsm/compact.c",
+     "\tjob->move = apart && !job->to_nr;",
+     "\tjob->move = !job->to_nr;",
+     "lsm:store", "layer set check: runs of a level overlapping"),
+    ("flush-keeps-memtable-slice", "lsm/store_work.c",
+     "\tls->lv[0]--;\n", "",
+     "lsm:store", "layer set check: slices do not add up"),
+]
+
 # Races show up far more often with 4 keys per leaf, where nearly every
 # insert splits a leaf and every delete merges one: the mutants that only
 # a race can reveal run against that build.
@@ -291,16 +319,26 @@ RUNS = {
     # snapshot reveals: many readers on few, crowded leaves.
     "stress-race": ["{b}/stress-k4", "--seconds", "40", "--phases", "8", "--seed", "7",
                     "--readers", "6", "--cells", "1024"],
+    "lsm:compact": ["{b}/test_compact", "--seed", "7"],
+    "lsm:store": ["{b}/test_store", "--seed", "7", "--ops", "3000", "--random", "20"],
 }
-TIMEOUT = {"unit": 120, "gap_arith": 300, "diff": 300, "diff-k4": 300, "stress": 200, "stress-k4": 200, "stress-race": 300}
+TIMEOUT = {"unit": 120, "gap_arith": 300, "diff": 300, "diff-k4": 300, "stress": 200, "stress-k4": 200, "stress-race": 300,
+           "lsm:compact": 120, "lsm:store": 300}
 
 
 def copy_tree(dst):
     shutil.copytree(os.path.join(TOP, "skiplist"), os.path.join(dst, "skiplist"))
     shutil.copytree(os.path.join(TOP, "extent"), os.path.join(dst, "extent"))
-    shutil.copytree(os.path.join(TOP, "tools", "testing", "skiplist"),
-                    os.path.join(dst, "tools", "testing", "skiplist"),
-                    ignore=shutil.ignore_patterns("*.o"))
+    shutil.copytree(os.path.join(TOP, "lsm"), os.path.join(dst, "lsm"))
+    for d in ("skiplist", "lsm"):
+        shutil.copytree(os.path.join(TOP, "tools", "testing", d),
+                        os.path.join(dst, "tools", "testing", d),
+                        ignore=shutil.ignore_patterns("*.o"))
+
+
+def test_dir(test):
+    """The test directory that builds a test's program."""
+    return "lsm" if test.startswith("lsm:") else "skiplist"
 
 
 def run_mutant(name, path, old, new, test, catcher, work, objs):
@@ -314,13 +352,13 @@ def run_mutant(name, path, old, new, test, catcher, work, objs):
     open(target, "w").write(src.replace(old, new))
     build = os.path.join(tree, "build")
     # Reuse the unmutated objects; make rebuilds only what the mutant touched.
-    shutil.copytree(objs, build)
+    shutil.copytree(objs[test_dir(test)], build)
     now = time.time()
-    for root, _, files in os.walk(os.path.join(build, "asan")):
+    for root, _, files in os.walk(build):
         for f in files:
             os.utime(os.path.join(root, f), (now - 60, now - 60))
     binary = RUNS[test][0].format(b=build)
-    mk = subprocess.run(["make", "-s", "-C", os.path.join(tree, "tools", "testing", "skiplist"),
+    mk = subprocess.run(["make", "-s", "-C", os.path.join(tree, "tools", "testing", test_dir(test)),
                          f"BUILD={build}", binary],
                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if mk.returncode:
@@ -353,13 +391,15 @@ def main():
         # Build the clean objects once, in a clean copy.
         clean = os.path.join(work, "clean")
         copy_tree(clean)
-        objs = os.path.join(clean, "build")
-        mk = subprocess.run(["make", "-s", "-j2", "-C", os.path.join(clean, "tools", "testing", "skiplist"),
-                             f"BUILD={objs}", "all"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        if mk.returncode:
-            print(mk.stdout[-3000:])
-            return 1
+        objs = {}
+        for d in sorted({test_dir(m[4]) for m in MUTANTS if not want or m[0] in want}):
+            objs[d] = os.path.join(clean, "build-" + d)
+            mk = subprocess.run(["make", "-s", "-j2", "-C", os.path.join(clean, "tools", "testing", d),
+                                 f"BUILD={objs[d]}", "all"],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            if mk.returncode:
+                print(mk.stdout[-3000:])
+                return 1
         for m in MUTANTS:
             if want and m[0] not in want:
                 continue
