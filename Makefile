@@ -9,6 +9,9 @@
 #                    UBSan, the modules built against 6.1 and 6.12 with W=1
 #                    and sparse and loaded into both kernels in a VM,
 #                    checkpatch, and the mutation checks
+#   make check-soak  the store's soak for SOAK_SECONDS (300): threads of
+#                    random operations against an oracle, power cuts and
+#                    reopens (make check runs it beside lint and mutants)
 #   make check-vm    only the VM part: the kernel suite in 6.1 and 6.12
 #   make check-vm-lsm
 #                    the store (sl_lsm.ko) in 6.1 and 6.12 on scratch
@@ -79,7 +82,7 @@ KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h extent/*.[ch] \
 	extent/uapi/*.h iommu_demo/*.[ch] tools/bench/kernel/*.c tools/peers/*.h \
 	lsm/*.[ch] lsm/uapi/*.h)
 
-.PHONY: all modules setup check check-user check-kernel check-vm check-vm-lsm check-vm-stall check-debug \
+.PHONY: all modules setup check check-user check-soak check-kernel check-vm check-vm-lsm check-vm-stall check-debug \
 	debug-run check-debug-checkers debug-modules lint mutants \
 	demo bench-build bench-smoke bench-user bench-user-quick bench-leaf-sweep \
 	bench-lookup-cachesim \
@@ -147,6 +150,12 @@ lint: $(CHECKPATCH)
 check-user:
 	$(MAKE) -C tools/testing/skiplist check
 	$(MAKE) -C tools/testing/lsm check
+
+# The store's soak: threads of random operations against an expected-state
+# oracle, power cuts and reopens at random points (test_soak).
+SOAK_SECONDS ?= 300
+check-soak:
+	$(MAKE) -C tools/testing/lsm soak SOAK_SECONDS=$(SOAK_SECONDS)
 
 # Break the code on purpose, one way at a time; each test must notice.
 mutants:
@@ -291,6 +300,16 @@ debug-modules:
 CHECK_TIMES = $(BUILD)/check-times.txt
 timed = t=$$(date +%s); $(MAKE) $(1) || exit 1; \
 	echo "$$(( $$(date +%s) - t )) s	$(firstword $(1))" >> $(CHECK_TIMES)
+# $(call timed_beside,BG,FG ...): BG runs in the background while each FG
+# target runs in turn (they use one core at a time, and BG the other);
+# each is timed, and any failure fails the check, stopping BG.
+timed_beside = log=$(BUILD)/$(1).log; t0=$$(date +%s); \
+	( $(MAKE) $(1) > $$log 2>&1; echo $$? > $$log.rc ) & bg=$$!; \
+	trap 'kill $$bg 2>/dev/null' EXIT; \
+	for p in $(2); do $(call timed,$$p); done; \
+	wait $$bg; trap - EXIT; tail -3 $$log; \
+	echo "$$(( $$(date +%s) - t0 )) s	$(1) (beside $(2))" >> $(CHECK_TIMES); \
+	test "$$(cat $$log.rc)" = 0 || { echo "$(1) failed: $$log"; tail -30 $$log; exit 1; }
 check: setup
 	@mkdir -p $(BUILD) && : > $(CHECK_TIMES)
 	@$(call timed,check-user)
@@ -298,9 +317,7 @@ check: setup
 	@$(call timed,check-vm-lsm)
 	@$(call timed,check-vm-stall STALL_N=$(STALL_CHECK_N) STALL_MODES=none)
 	@$(call timed,check-debug)
-	@$(call timed,lint)
-	@$(call timed,mutants)
-	@$(call timed,bench-smoke)
+	@$(call timed_beside,check-soak,lint mutants bench-smoke)
 	@echo "check: all passed; seconds per part:"
 	@awk '{ print; s += $$1 } END { print s " s	in all" }' $(CHECK_TIMES)
 
