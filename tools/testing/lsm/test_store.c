@@ -162,6 +162,12 @@ static void check_scan(struct lsm_store *st, const struct unit *m, u64 from)
 				     (unsigned long long)e,
 				     (unsigned long long)u);
 			check_ext(&out[i].ext, &m[s], "scan", s);
+			/* One piece per visible window within a call. */
+			if (i && out[i - 1].start + out[i - 1].len == s &&
+			    same(&m[out[i - 1].start], &m[s]))
+				FAIL("scan from %llu: two pieces of one window at %llu",
+				     (unsigned long long)from,
+				     (unsigned long long)s);
 			for (; u <= e; u++)
 				if (!same(&m[u], &m[s]))
 					FAIL("scan from %llu: piece [%llu, %llu] but unit %llu differs",
