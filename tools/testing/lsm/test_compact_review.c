@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Leveled compaction under attack: each case forces one interleaving,
+ * failure or shape, deterministically, that an adversarial review of
+ * lsm/compact.c, lsm/store_work.c and lsm/layers.c found or tried.
+ * Each says what it forces and what must hold.
+ *
+ *  - order_above_base (and planner_l0_above_base, the same shape for
+ *    the planner alone): the base level moves down (the bottom shrank
+ *    under punches) while a level above it still holds runs; level 0
+ *    must not merge past that level, or a read returns its older value.
+ *
+ *   test_compact_review --seed N [-v] [--only CASE]
+ */
+#include <getopt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include "compact.h"
+#include "format.h"
+#include "memdev.h"
+#include "store.h"
+#include "store_check.h"
+#include "store_window.h"
+
+static u64 seed;
+static const char *phase = "setup";
+static int verbose;
+
+#include "fail.h"
+
+#define EXPECT(cond) do { if (!(cond)) FAIL("%s:%d: %s", __FILE__,	\
+					     __LINE__, #cond); } while (0)
+
+/* ---------- Actions at the store's windows ---------- */
+
+/*
+ * An action runs once, in the thread that armed it, when that thread
+ * reaches the window: the merges these cases force run in the test's
+ * own thread (lsm_store_compact()), so that nothing else can reach the
+ * window first, and the shim's n-th allocation failure (which work
+ * items never take) is aimed at that thread.
+ */
+struct action {
+	void (*fn)(struct lsm_store *st, void *arg);
+	void *arg;
+	pthread_t thread;
+	bool armed;
+};
+
+static struct action actions[LSM_WIN_NR];
+static pthread_mutex_t action_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void window_hook(struct lsm_store *st, enum lsm_window win)
+{
+	struct action a;
+
+	pthread_mutex_lock(&action_lock);
+	a = actions[win];
+	if (a.armed && pthread_equal(a.thread, pthread_self()))
+		actions[win].armed = false;
+	else
+		a.armed = false;
+	pthread_mutex_unlock(&action_lock);
+	if (a.armed)
+		a.fn(st, a.arg);
+}
+
+static void action_arm(enum lsm_window win,
+		       void (*fn)(struct lsm_store *st, void *arg), void *arg)
+{
+	pthread_mutex_lock(&action_lock);
+	actions[win] = (struct action){ .fn = fn, .arg = arg,
+					.thread = pthread_self(),
+					.armed = true };
+	pthread_mutex_unlock(&action_lock);
+}
+
+static bool action_pending(enum lsm_window win)
+{
+	bool armed;
+
+	pthread_mutex_lock(&action_lock);
+	armed = actions[win].armed;
+	actions[win].armed = false;
+	pthread_mutex_unlock(&action_lock);
+	return armed;
+}
+
+/* ---------- Values and checks ---------- */
+
+#define VMAX	4000
+
+/* Version @v of key @k, @vlen bytes. */
+static void value_of(u64 k, u64 v, u32 vlen, u8 *buf)
+{
+	for (u32 i = 0; i < vlen; i++)
+		buf[i] = (u8)(k * 7 + v * 13 + i);
+}
+
+static int put(struct lsm_store *st, u64 k, u64 v, u32 vlen)
+{
+	static u8 buf[VMAX];
+	struct lsm_op op = { .kind = LSM_OP_PUT, .key = k, .len = 1,
+			     .vlen = vlen, .value = buf };
+
+	value_of(k, v, vlen, buf);
+	return lsm_store_write(st, &op, 1, 0);
+}
+
+static int punch(struct lsm_store *st, u64 k, u64 len)
+{
+	struct lsm_op op = { .kind = LSM_OP_DELETE, .key = k, .len = len };
+
+	return lsm_store_write(st, &op, 1, 0);
+}
+
+/* Key @k reads as version @v of @vlen bytes, or as nothing for @v 0. */
+static void expect_key(struct lsm_store *st, u64 k, u64 v, u32 vlen)
+{
+	static u8 buf[VMAX], want[VMAX];
+	struct lsm_piece p;
+	int err = lsm_store_get(st, k, &p, buf, sizeof(buf));
+
+	if (!v) {
+		if (err != -ENOENT)
+			FAIL("key %llu: %d, expected nothing",
+			     (unsigned long long)k, err);
+		return;
+	}
+	if (err)
+		FAIL("key %llu: %d, expected version %llu",
+		     (unsigned long long)k, err, (unsigned long long)v);
+	value_of(k, v, vlen, want);
+	if (p.ext.vlen != vlen || memcmp(buf, want, vlen)) {
+		for (u64 o = 1; o < 8; o++) {
+			value_of(k, o, vlen, want);
+			if (p.ext.vlen == vlen && !memcmp(buf, want, vlen))
+				FAIL("key %llu: version %llu, expected %llu",
+				     (unsigned long long)k,
+				     (unsigned long long)o,
+				     (unsigned long long)v);
+		}
+		FAIL("key %llu: not version %llu", (unsigned long long)k,
+		     (unsigned long long)v);
+	}
+}
+
+static void print_levels(struct lsm_store *st, const char *when)
+{
+	struct lsm_stats s;
+
+	if (!verbose)
+		return;
+	lsm_store_stats(st, &s);
+	printf("  %-28s", when);
+	for (int k = 0; k < LSM_LEVELS; k++)
+		printf(" L%d %llu/%lluK", k, (unsigned long long)s.level_runs[k],
+		       (unsigned long long)s.level_bytes[k] >> 10);
+	printf("\n");
+}
+
+/* ---------- The planner ---------- */
+
+#define MB(n)	((u64)(n) << 20)
+
+struct fake {
+	struct lsm_shape s;
+	struct lsm_run_info r[LSM_LEVELS];
+	const struct lsm_run_info *p[LSM_LEVELS];
+};
+
+/* One run of @bytes over [@first, @last] in @level, alone there. */
+static void fake_run(struct fake *f, unsigned int level, u64 first, u64 last,
+		     u64 bytes)
+{
+	for (int k = 0; k < LSM_LEVELS; k++)
+		f->s.runs[k] = &f->p[k];
+	f->r[level] = (struct lsm_run_info){
+		.id = level + 1, .first_key = first, .last_key = last,
+		.nr_blocks = bytes >> LSM_BLOCK_SHIFT, .level = level,
+	};
+	f->p[level] = &f->r[level];
+	f->s.nr[level] = 1;
+	f->s.bytes[level] = f->r[level].nr_blocks * LSM_BLOCK_SIZE;
+}
+
+/*
+ * The shape of order_above_base as the planner sees it: the bottom
+ * small enough that the base level is the bottom, level 5 still holding
+ * a run, level 0 at its trigger.  Level 0 must merge into level 5.
+ */
+static void test_planner_l0_above_base(void)
+{
+	struct lsm_compact_config cfg = { .base_bytes = MB(1),
+					  .l0_trigger = 1 };
+	u64 cursor[LSM_LEVELS] = { 0 };
+	struct lsm_compact_targets t;
+	struct lsm_compact_job job;
+	struct fake f;
+
+	phase = "planner: level 0 with a level above the base";
+	memset(&f, 0, sizeof(f));
+	fake_run(&f, LSM_BOTTOM, 0, 500, MB(1) / 2);
+	fake_run(&f, LSM_BOTTOM - 1, 1000, 1003, 4 * LSM_BLOCK_SIZE);
+	fake_run(&f, 0, 1000, 1000, LSM_BLOCK_SIZE);
+	lsm_compact_targets(&f.s, &cfg, &t);
+	EXPECT(t.base == LSM_BOTTOM);
+	EXPECT(lsm_compact_pick(&f.s, &cfg, &t, false, cursor, &job));
+	if (job.from == 0 && job.to > LSM_BOTTOM - 1)
+		FAIL("level 0 merges into level %u, below level %u's run",
+		     job.to, LSM_BOTTOM - 1);
+	EXPECT(job.from == 0 && job.to == LSM_BOTTOM - 1 && job.to_nr == 1);
+	EXPECT(lsm_compact_pick(&f.s, &cfg, &t, true, cursor, &job));
+	EXPECT(job.from == 0 && job.to == LSM_BOTTOM - 1);
+	printf("test_compact_review: planner, level 0 above the base: ok\n");
+}
+
+/* ---------- Level 0 merged past a level above the base ---------- */
+
+#define BIG_KEYS	512
+#define PUNCHED		403		/* keys [0, PUNCHED) are punched */
+#define X		(1ULL << 20)	/* keys X to X + 2: small values */
+#define SMALL		200
+
+/* Level 0 moves into the base level, which may hold 1 MiB. */
+static const struct lsm_options order_opts = {
+	.memtable_bytes = 256 * 1024,
+	.max_immutables = 2,
+	.commit_interval_ms = 50,
+	.l0_compact_runs = 4,
+	.run_bytes = 64 * 1024,
+};
+
+/* In the merge that shrank the bottom: a newer version of key X. */
+static void write_x_again(struct lsm_store *st, void *arg)
+{
+	(void)arg;
+	print_levels(st, "merge recorded");
+	EXPECT_OK(put(st, X, 2, SMALL));
+	EXPECT_OK(lsm_store_flush(st));
+	print_levels(st, "X again in level 0");
+}
+
+/* What the store holds, with key X at version @xv. */
+static void check_order_store(struct lsm_store *st, u64 xv)
+{
+	for (u64 k = 0; k < BIG_KEYS; k++)
+		expect_key(st, k, k < PUNCHED ? 0 : 1, VMAX);
+	expect_key(st, X, xv, SMALL);
+	for (u64 k = X + 1; k < X + 3; k++)
+		expect_key(st, k, 1, SMALL);
+}
+
+/*
+ * The interleaving:
+ *  1. 2 MiB of values in one memtable, flushed and moved to the bottom
+ *     (level 6), with 8 MiB memtables; reopened with 256 KiB ones, so
+ *     that the base level may hold 1 MiB: the bottom is over it, the
+ *     base level is 5, and no merge has moved level 5's cursor yet.
+ *  2. Level 0 gets four runs: keys X, X+1, X+2 (version 1) and a punch
+ *     of [0, 403); at its trigger it moves into level 5 (the punch is
+ *     kept there: the bottom holds data under it).
+ *  3. A full merge takes level 5's first run, the punch, into the
+ *     bottom, which shrinks to under 1 MiB: the base level becomes 6
+ *     while level 5 still holds X (version 1).  In that merge (its edit
+ *     durable, not yet shown) X is written again (version 2) and
+ *     flushed to level 0.
+ *  4. The next merge takes level 0.  Merged into the base level (6),
+ *     below level 5, X's version 1 in level 5 hides version 2: a read
+ *     returns the older value, and the merge of level 5 into 6 then
+ *     makes it permanent.
+ */
+static void test_order_above_base(void)
+{
+	struct lsm_options big = order_opts;
+	struct memdev *md = memdev_create(4096, false);
+	struct lsm_store *st;
+	struct lsm_stats s;
+
+	phase = "level 0 merged past a level above the base";
+	big.memtable_bytes = 8 << 20;
+	EXPECT_OK(lsm_store_open(memdev_bdev(md), &big, LSM_OPEN_FORMAT, &st));
+	for (u64 k = 0; k < BIG_KEYS; k++)
+		EXPECT_OK(put(st, k, 1, VMAX));
+	EXPECT_OK(lsm_store_flush(st));
+	EXPECT_OK(lsm_store_compact(st, true));
+	EXPECT_OK(lsm_store_close(st));
+	EXPECT_OK(lsm_store_open(memdev_bdev(md), &order_opts, 0, &st));
+	lsm_store_stats(st, &s);
+	EXPECT(s.level_bytes[LSM_BOTTOM] > 1024 * 1024 &&
+	       s.level_runs[LSM_BOTTOM] == s.runs);
+	print_levels(st, "bottom filled");
+
+	for (u64 k = X; k < X + 3; k++) {
+		EXPECT_OK(put(st, k, 1, SMALL));
+		EXPECT_OK(lsm_store_flush(st));
+	}
+	EXPECT_OK(punch(st, 0, PUNCHED));
+	EXPECT_OK(lsm_store_flush(st));
+	EXPECT_OK(lsm_store_compact(st, false));
+	lsm_store_stats(st, &s);
+	print_levels(st, "X and the punch in level 5");
+	EXPECT(s.level_runs[0] == 0 && s.level_runs[LSM_BOTTOM - 1] == 4);
+	check_order_store(st, 1);
+
+	action_arm(LSM_WIN_MERGE_RECORDED, write_x_again, NULL);
+	EXPECT_OK(lsm_store_compact(st, true));
+	EXPECT(!action_pending(LSM_WIN_MERGE_RECORDED));
+	print_levels(st, "after the full merge");
+	EXPECT_OK(lsm_store_check(st));
+	check_order_store(st, 2);
+	EXPECT_OK(lsm_store_close(st));
+	EXPECT_OK(lsm_store_open(memdev_bdev(md), &order_opts, 0, &st));
+	EXPECT_OK(lsm_store_check(st));
+	check_order_store(st, 2);
+	EXPECT_OK(lsm_store_close(st));
+	memdev_destroy(md);
+	printf("test_compact_review: level 0 above the base: ok\n");
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} cases[] = {
+	{ "planner_l0_above_base", test_planner_l0_above_base },
+	{ "order_above_base", test_order_above_base },
+};
+
+int main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "seed", required_argument, NULL, 's' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "only", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *only = NULL;
+	struct timespec t0, t1;
+	int c;
+
+	seed = time(NULL);
+	while ((c = getopt_long(argc, argv, "s:v", lopts, NULL)) != -1) {
+		switch (c) {
+		case 's': seed = strtoull(optarg, NULL, 0); break;
+		case 'v': verbose++; break;
+		case 'o': only = optarg; break;
+		default:
+			fprintf(stderr,
+				"usage: test_compact_review --seed N [-v] [--only CASE]\n");
+			return 2;
+		}
+	}
+	setvbuf(stdout, NULL, _IONBF, 0);
+	shim_random_seed(seed);
+	shim_rcu_register();
+	if (shim_modules_load())
+		FAIL("module init");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	lsm_window_hook = window_hook;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (!only || !strcmp(only, cases[i].name))
+			cases[i].fn();
+	lsm_window_hook = NULL;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("test_compact_review: ok, %.1f s (seed %llu)\n",
+	       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
+	       (unsigned long long)seed);
+	rcu_barrier();
+	shim_modules_unload();
+	shim_rcu_unregister();
+	return 0;
+}
