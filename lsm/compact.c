@@ -153,19 +153,25 @@ static void lsm_compact_pick_l0(const struct lsm_shape *s, unsigned int base,
 }
 
 /*
- * How far @lvl is over its target, in thousandths; a level above the
- * base level that holds anything is as far over as can be.
+ * How far @lvl is over its target, in thousandths, rounded up: above
+ * 1000 exactly when the level is over its target, as the backlog that
+ * writers stop on counts it (lsm_compact_targets()), so that a backlog
+ * always comes with a merge due.  A level above the base level that
+ * holds anything is as far over as can be.
  */
 static u64 lsm_compact_score(const struct lsm_shape *s,
 			     const struct lsm_compact_targets *t,
 			     unsigned int lvl)
 {
+	u64 scaled, score;
+
 	if (!s->nr[lvl])
 		return 0;
 	if (lvl < t->base)
 		return U64_MAX;
-	return div64_u64(min_t(u64, s->bytes[lvl], U64_MAX / 1000) * 1000,
-			 t->target[lvl]);
+	scaled = min_t(u64, s->bytes[lvl], U64_MAX / 1000) * 1000;
+	score = div64_u64(scaled, t->target[lvl]);
+	return score + (score * t->target[lvl] < scaled);
 }
 
 /**

@@ -9,6 +9,8 @@
  *    the planner alone): the base level moves down (the bottom shrank
  *    under punches) while a level above it still holds runs; level 0
  *    must not merge past that level, or a read returns its older value.
+ *  - pending_without_merge (planner): writers stop on the merges'
+ *    backlog, so a backlog must always come with a merge due.
  *
  *   test_compact_review --seed N [-v] [--only CASE]
  */
@@ -220,6 +222,41 @@ static void test_planner_l0_above_base(void)
 	printf("test_compact_review: planner, level 0 above the base: ok\n");
 }
 
+/*
+ * Writers stop while the estimated backlog (targets.pending) is at
+ * pending_stop_bytes, and only a merge brings it down: if the backlog
+ * can be above zero with no merge due, a store whose pending_stop_bytes
+ * is below it stops its writers for good.  The shape: a level over its
+ * target by one block, where the target is over 4 MB, so that the
+ * level's score in thousandths rounds down to 1000 (not due) while the
+ * backlog counts the block and its share of the level below.
+ */
+static void test_pending_without_merge(void)
+{
+	struct lsm_compact_config cfg = { .base_bytes = MB(256),
+					  .l0_trigger = 4 };
+	u64 cursor[LSM_LEVELS] = { 0 };
+	struct lsm_compact_targets t;
+	struct lsm_compact_job job;
+	struct fake f;
+
+	phase = "planner: a backlog with no merge due";
+	memset(&f, 0, sizeof(f));
+	fake_run(&f, LSM_BOTTOM, 0, 1000, MB(10000));
+	fake_run(&f, LSM_BOTTOM - 1, 0, 1000, MB(1000) + LSM_BLOCK_SIZE);
+	lsm_compact_targets(&f.s, &cfg, &t);
+	EXPECT(t.target[LSM_BOTTOM - 1] == MB(1000));
+	if (verbose)
+		printf("  backlog %llu bytes, merge due: %d\n",
+		       (unsigned long long)t.pending,
+		       lsm_compact_pick(&f.s, &cfg, &t, false, cursor, &job));
+	if (t.pending && !lsm_compact_pick(&f.s, &cfg, &t, false, cursor, &job))
+		FAIL("a backlog of %llu bytes with no merge due",
+		     (unsigned long long)t.pending);
+	EXPECT(job.from == LSM_BOTTOM - 1 && job.to == LSM_BOTTOM);
+	printf("test_compact_review: planner, backlog with a merge due: ok\n");
+}
+
 /* ---------- Level 0 merged past a level above the base ---------- */
 
 #define BIG_KEYS	512
@@ -328,6 +365,7 @@ static const struct {
 	void (*fn)(void);
 } cases[] = {
 	{ "planner_l0_above_base", test_planner_l0_above_base },
+	{ "pending_without_merge", test_pending_without_merge },
 	{ "order_above_base", test_order_above_base },
 };
 
