@@ -9,6 +9,12 @@
  *    the planner alone): the base level moves down (the bottom shrank
  *    under punches) while a level above it still holds runs; level 0
  *    must not merge past that level, or a read returns its older value.
+ *  - nomem_in_install: each allocation of a merge's install fails in
+ *    turn (the edit, the manifest's buffer, the layer set once the edit
+ *    is durable): the runs the manifest names must keep their space,
+ *    and every write must survive a reopen.
+ *  - eio_at_record: the manifest write of a merge fails; the merge's
+ *    output runs must not leak.
  *  - pending_without_merge (planner): writers stop on the merges'
  *    backlog, so a backlog must always come with a merge due.
  *
@@ -360,6 +366,174 @@ static void test_order_above_base(void)
 	printf("test_compact_review: level 0 above the base: ok\n");
 }
 
+/* ---------- A merge's install failing ---------- */
+
+#define KEYS	400
+#define VLEN	200
+
+/* Merges only when the test asks (lsm_store_compact()), none on their own. */
+static const struct lsm_options small_opts = {
+	.memtable_bytes = 8 * 1024,
+	.max_immutables = 2,
+	.commit_interval_ms = 50,
+	.l0_compact_runs = 1000,
+	.run_bytes = 8 * 1024,
+};
+
+static u64 model[KEYS];
+
+static void round_of_puts(struct lsm_store *st, u64 v)
+{
+	for (u64 k = 0; k < KEYS; k++) {
+		EXPECT_OK(put(st, (k * 37 + v) % KEYS, v, VLEN));
+		model[(k * 37 + v) % KEYS] = v;
+	}
+}
+
+static void check_model(struct lsm_store *st)
+{
+	for (u64 k = 0; k < KEYS; k++)
+		expect_key(st, k, model[k], VLEN);
+}
+
+struct nth_alloc {
+	unsigned long nth;	/* which allocation from the window on fails */
+	unsigned long failed;	/* the shim's failures before it */
+};
+
+static void fail_nth_alloc(struct lsm_store *st, void *arg)
+{
+	struct nth_alloc *na = arg;
+
+	(void)st;
+	na->failed = shim_failed_allocs();
+	shim_fail_nth(na->nth);
+}
+
+/*
+ * One allocation of the merge's install fails: the @nth from the
+ * merge's window LSM_WIN_MERGE_WRITTEN on, in the merging thread (the
+ * edit, the manifest's buffers, the layer set that shows the merge).
+ * Whatever the merge reports, the store either goes on with its
+ * invariants intact or turns read-only; after more writes (which take
+ * free space, such as space a failed merge might have given back while
+ * the manifest still names it) and a reopen, every acknowledged write
+ * reads back.  Returns whether the failure came before the merge was
+ * shown (else it hit something later, and larger @nth are no use).
+ */
+static bool nomem_in_install(unsigned long nth)
+{
+	struct memdev *md = memdev_create(4096, false);
+	struct nth_alloc na = { .nth = nth };
+	struct lsm_stats s0, s1;
+	struct lsm_store *st;
+	bool hit;
+	int err;
+
+	memset(model, 0, sizeof(model));
+	EXPECT_OK(lsm_store_open(memdev_bdev(md), &small_opts,
+				 LSM_OPEN_FORMAT, &st));
+	round_of_puts(st, 1);
+	EXPECT_OK(lsm_store_flush(st));
+	EXPECT_OK(lsm_store_compact(st, true));
+	round_of_puts(st, 2);
+	EXPECT_OK(lsm_store_flush(st));
+	lsm_store_stats(st, &s0);
+	action_arm(LSM_WIN_MERGE_WRITTEN, fail_nth_alloc, &na);
+	err = lsm_store_compact(st, true);
+	EXPECT(!action_pending(LSM_WIN_MERGE_WRITTEN));
+	shim_fail_off();
+	lsm_store_stats(st, &s1);
+	hit = shim_failed_allocs() != na.failed;
+	if (verbose)
+		printf("  allocation %lu of the install failing: %s, merge %d\n",
+		       nth, hit ? "failed" : "not reached", err);
+	check_model(st);
+	if (!err || err == -ENOMEM) {
+		/* Nothing lost: the store goes on, its invariants hold. */
+		EXPECT_OK(lsm_store_check(st));
+		for (u64 v = 3; v < 6; v++) {
+			round_of_puts(st, v);
+			EXPECT_OK(lsm_store_flush(st));
+		}
+		EXPECT_OK(lsm_store_compact(st, true));
+		EXPECT_OK(lsm_store_check(st));
+		check_model(st);
+		EXPECT_OK(lsm_store_close(st));
+	} else {
+		EXPECT(err == -EIO);
+		EXPECT(put(st, 0, 9, VLEN) == -EROFS);
+		EXPECT(lsm_store_close(st) == -EIO);
+	}
+	EXPECT_OK(lsm_store_open(memdev_bdev(md), &small_opts, 0, &st));
+	EXPECT_OK(lsm_store_check(st));
+	check_model(st);
+	EXPECT_OK(lsm_store_close(st));
+	memdev_destroy(md);
+	return hit && s1.compactions == s0.compactions;
+}
+
+static void test_nomem_in_install(void)
+{
+	unsigned long nth = 1;
+
+	phase = "no memory in a merge's install";
+	while (nomem_in_install(nth))
+		nth++;
+	printf("test_compact_review: no memory in a merge's install (%lu allocations): ok\n",
+	       nth - 1);
+}
+
+static void fail_device(struct lsm_store *st, void *arg)
+{
+	(void)st;
+	memdev_fail_after(arg, 0);
+}
+
+/*
+ * The manifest write of a merge fails (the device fails from
+ * LSM_WIN_MERGE_WRITTEN on): the store turns read-only, and the
+ * merge's output runs, open in memory and named by no layer set, must
+ * be closed and freed.  Counted with the shim's live allocations: what
+ * the store holds after the close must be what it held before the
+ * open.
+ */
+static void test_eio_at_record(void)
+{
+	struct memdev *md = memdev_create(4096, false);
+	struct lsm_store *st;
+	long live;
+	int err;
+
+	phase = "device error at a merge's edit";
+	memset(model, 0, sizeof(model));
+	live = shim_kmalloc_live();
+	EXPECT_OK(lsm_store_open(memdev_bdev(md), &small_opts,
+				 LSM_OPEN_FORMAT, &st));
+	round_of_puts(st, 1);
+	EXPECT_OK(lsm_store_flush(st));
+	EXPECT_OK(lsm_store_compact(st, true));
+	round_of_puts(st, 2);
+	EXPECT_OK(lsm_store_flush(st));
+	action_arm(LSM_WIN_MERGE_WRITTEN, fail_device, md);
+	err = lsm_store_compact(st, true);
+	EXPECT(!action_pending(LSM_WIN_MERGE_WRITTEN));
+	EXPECT(err == -EIO);
+	check_model(st);
+	EXPECT(lsm_store_close(st) == -EIO);
+	rcu_barrier();
+	if (shim_kmalloc_live() != live)
+		FAIL("%ld allocations left after the close",
+		     shim_kmalloc_live() - live);
+	memdev_fail_after(md, U64_MAX);		/* the device works again */
+	EXPECT_OK(lsm_store_open(memdev_bdev(md), &small_opts, 0, &st));
+	EXPECT_OK(lsm_store_check(st));
+	check_model(st);
+	EXPECT_OK(lsm_store_close(st));
+	memdev_destroy(md);
+	printf("test_compact_review: device error at a merge's edit: ok\n");
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -367,6 +541,8 @@ static const struct {
 	{ "planner_l0_above_base", test_planner_l0_above_base },
 	{ "pending_without_merge", test_pending_without_merge },
 	{ "order_above_base", test_order_above_base },
+	{ "nomem_in_install", test_nomem_in_install },
+	{ "eio_at_record", test_eio_at_record },
 };
 
 int main(int argc, char **argv)
