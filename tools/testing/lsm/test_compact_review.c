@@ -17,6 +17,9 @@
  *    output runs must not leak.
  *  - pending_without_merge (planner): writers stop on the merges'
  *    backlog, so a backlog must always come with a merge due.
+ *  - close_after_room_back: a flush found no room, then a reader let go
+ *    of dropped runs' space; the close of a store without a log must
+ *    flush, not give up on the old -ENOSPC and lose the memtables.
  *
  *   test_compact_review --seed N [-v] [--only CASE]
  */
@@ -26,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include "compact.h"
@@ -534,6 +538,135 @@ static void test_eio_at_record(void)
 	printf("test_compact_review: device error at a merge's edit: ok\n");
 }
 
+/* ---------- A flush that found no room, and room coming back ---------- */
+
+/* A gate: the thread that reaches it waits there until it opens. */
+struct gate {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	bool arrived, open;
+};
+
+static void gate_wait(struct lsm_store *st, void *arg)
+{
+	struct gate *g = arg;
+
+	(void)st;
+	pthread_mutex_lock(&g->m);
+	g->arrived = true;
+	pthread_cond_broadcast(&g->c);
+	while (!g->open)
+		pthread_cond_wait(&g->c, &g->m);
+	pthread_mutex_unlock(&g->m);
+}
+
+static void gate_wait_arrived(struct gate *g)
+{
+	pthread_mutex_lock(&g->m);
+	while (!g->arrived)
+		pthread_cond_wait(&g->c, &g->m);
+	pthread_mutex_unlock(&g->m);
+}
+
+static void gate_open(struct gate *g)
+{
+	pthread_mutex_lock(&g->m);
+	g->open = true;
+	pthread_cond_broadcast(&g->c);
+	pthread_mutex_unlock(&g->m);
+}
+
+struct holder {
+	struct lsm_store *st;
+	struct gate g;
+	pthread_t t;
+};
+
+/* Read key 0 holding the layer set at LSM_WIN_READ_HELD until let go. */
+static void *hold_layers(void *arg)
+{
+	struct holder *h = arg;
+	struct lsm_piece p;
+
+	shim_rcu_register();
+	action_arm(LSM_WIN_READ_HELD, gate_wait, &h->g);
+	lsm_store_get(h->st, 0, &p, NULL, 0);
+	shim_rcu_unregister();
+	return NULL;
+}
+
+/*
+ * A flush found no room (flush_error -ENOSPC), then room came back
+ * without a flush trying again: a reader let go of runs a merge had
+ * dropped.  A flush asked for now must write the memtables out, not
+ * report the old failure: on a store without a log (no_wal) the close
+ * flushes, and a close that gave up on the old -ENOSPC lost what the
+ * memtables held.
+ *
+ * The interleaving: a reader holds the layer set with the bottom's runs
+ * (800 KB of them a filler); every key is written again, the filler
+ * punched, and all merged down, dropping those runs, whose space stays
+ * the reader's; new keys are written, flushed every 128, until a flush
+ * finds no room; the reader lets go; lsm_store_close(); reopen.
+ */
+#define FILLER		200		/* 800 KB of values, then punched */
+#define FILLER_KEY	(1ULL << 30)
+
+static void test_close_after_room_back(void)
+{
+	struct memdev *md = memdev_create(2 * LSM_MIN_BLOCKS, false);
+	struct holder h = { .g = { PTHREAD_MUTEX_INITIALIZER,
+				   PTHREAD_COND_INITIALIZER } };
+	struct lsm_options o = small_opts;
+	struct lsm_store *st;
+	struct lsm_stats s;
+	int err = 0;
+	u64 k, n;
+
+	phase = "close without a log after room came back";
+	memset(model, 0, sizeof(model));
+	o.no_wal = true;
+	o.memtable_bytes = 64 * 1024;	/* no flush but the test's */
+	EXPECT_OK(lsm_store_open(memdev_bdev(md), &o, LSM_OPEN_FORMAT, &st));
+	round_of_puts(st, 1);
+	for (k = 0; k < FILLER; k++)
+		EXPECT_OK(put(st, FILLER_KEY + k, 1, VMAX));
+	EXPECT_OK(lsm_store_flush(st));
+	EXPECT_OK(lsm_store_compact(st, true));
+	h.st = st;
+	EXPECT(!pthread_create(&h.t, NULL, hold_layers, &h));
+	gate_wait_arrived(&h.g);
+	round_of_puts(st, 2);
+	EXPECT_OK(punch(st, FILLER_KEY, FILLER));
+	EXPECT_OK(lsm_store_flush(st));
+	EXPECT_OK(lsm_store_compact(st, true));
+	for (n = 0; n < 100000 && !err; n++) {
+		EXPECT_OK(put(st, KEYS + n, 1, VLEN));
+		if (n % 128 == 127)
+			err = lsm_store_flush(st);
+	}
+	EXPECT(err == -ENOSPC);
+	lsm_store_stats(st, &s);
+	EXPECT(s.immutables > 0);
+	if (verbose)
+		printf("  no room after %llu new keys, %llu immutables\n",
+		       (unsigned long long)n, (unsigned long long)s.immutables);
+	gate_open(&h.g);
+	pthread_join(h.t, NULL);
+	err = lsm_store_close(st);
+	if (err)
+		FAIL("close with the dropped runs' space back: %d", err);
+	EXPECT_OK(lsm_store_open(memdev_bdev(md), &o, 0, &st));
+	EXPECT_OK(lsm_store_check(st));
+	check_model(st);
+	/* The memtables held the last ones; runs, a sample of the others. */
+	for (k = 0; k < n; k += k + 512 < n ? 101 : 1)
+		expect_key(st, KEYS + k, 1, VLEN);
+	EXPECT_OK(lsm_store_close(st));
+	memdev_destroy(md);
+	printf("test_compact_review: close without a log after room came back: ok\n");
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -543,6 +676,7 @@ static const struct {
 	{ "order_above_base", test_order_above_base },
 	{ "nomem_in_install", test_nomem_in_install },
 	{ "eio_at_record", test_eio_at_record },
+	{ "close_after_room_back", test_close_after_room_back },
 };
 
 int main(int argc, char **argv)
