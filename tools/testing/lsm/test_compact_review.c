@@ -21,7 +21,10 @@
  *    of dropped runs' space; the close of a store without a log must
  *    flush, not give up on the old -ENOSPC and lose the memtables.
  *
- *   test_compact_review --seed N [-v] [--only CASE]
+ *  - nomem_in_merge: an allocation of a full merge fails, from its start
+ *    (a sample drawn from the seed; every one with --all).
+ *
+ *   test_compact_review --seed N [-v] [--only CASE] [--all]
  */
 #include <getopt.h>
 #include <pthread.h>
@@ -38,10 +41,12 @@
 #include "store.h"
 #include "store_check.h"
 #include "store_window.h"
+#include "rnd.h"
 
 static u64 seed;
 static const char *phase = "setup";
 static int verbose;
+static bool all;		/* --all: every failure point, not a sample */
 
 #include "fail.h"
 
@@ -488,6 +493,76 @@ static void test_nomem_in_install(void)
 	       nth - 1);
 }
 
+/*
+ * The @nth allocation of a full merge fails, from its start (the
+ * merge runs in this thread): whatever it was (the merge's cursors,
+ * its output buffer, a run being written, the install), the store goes
+ * on intact or turns read-only, and reopens with every write.  Returns
+ * whether the failure was reached.
+ */
+static bool nomem_in_merge(unsigned long nth)
+{
+	struct memdev *md = memdev_create(4096, false);
+	struct lsm_store *st;
+	unsigned long failed;
+	bool hit;
+	int err;
+
+	memset(model, 0, sizeof(model));
+	EXPECT_OK(lsm_store_open(memdev_bdev(md), &small_opts,
+				 LSM_OPEN_FORMAT, &st));
+	round_of_puts(st, 1);
+	EXPECT_OK(lsm_store_flush(st));
+	EXPECT_OK(lsm_store_compact(st, true));
+	round_of_puts(st, 2);
+	EXPECT_OK(lsm_store_flush(st));
+	failed = shim_failed_allocs();
+	shim_fail_nth(nth);
+	err = lsm_store_compact(st, true);
+	shim_fail_off();
+	hit = shim_failed_allocs() != failed;
+	if (verbose > 1)
+		printf("  allocation %lu of the merge failing: %s, merge %d\n",
+		       nth, hit ? "failed" : "not reached", err);
+	check_model(st);
+	if (!err || err == -ENOMEM) {
+		EXPECT_OK(lsm_store_check(st));
+		round_of_puts(st, 3);
+		EXPECT_OK(lsm_store_flush(st));
+		EXPECT_OK(lsm_store_compact(st, true));
+		EXPECT_OK(lsm_store_check(st));
+		check_model(st);
+		EXPECT_OK(lsm_store_close(st));
+	} else {
+		EXPECT(err == -EIO);
+		EXPECT(lsm_store_close(st) == -EIO);
+	}
+	EXPECT_OK(lsm_store_open(memdev_bdev(md), &small_opts, 0, &st));
+	EXPECT_OK(lsm_store_check(st));
+	check_model(st);
+	EXPECT_OK(lsm_store_close(st));
+	memdev_destroy(md);
+	return hit;
+}
+
+/*
+ * Every allocation with --all (about 280, two minutes here); else from
+ * the first, strides of 1 to 64 drawn from the seed, about ten.
+ */
+static void test_nomem_in_merge(void)
+{
+	u64 rng = seed * 2 + 1;
+	unsigned long nth = 1, tried = 0;
+
+	phase = "no memory in a merge";
+	while (nomem_in_merge(nth)) {
+		tried++;
+		nth += all ? 1 : 1 + xorshift64(&rng) % 64;
+	}
+	printf("test_compact_review: no memory in a merge (%lu of the first %lu allocations): ok\n",
+	       tried, nth - 1);
+}
+
 static void fail_device(struct lsm_store *st, void *arg)
 {
 	(void)st;
@@ -536,6 +611,103 @@ static void test_eio_at_record(void)
 	EXPECT_OK(lsm_store_close(st));
 	memdev_destroy(md);
 	printf("test_compact_review: device error at a merge's edit: ok\n");
+}
+
+/* ---------- Power cuts in a merge whose edit rolls the manifest ---------- */
+
+struct events_at {
+	struct memdev *md;
+	u64 at;
+};
+
+static void note_events(struct lsm_store *st, void *arg)
+{
+	struct events_at *ea = arg;
+
+	(void)st;
+	ea->at = memdev_events(ea->md);
+}
+
+/* Power cut at event @ev, each way; the device must open holding model. */
+static void cut_at(struct memdev *md, struct memdev_replay *rp, u64 ev,
+		   const struct lsm_options *o)
+{
+	for (int how = 0; how < MEMDEV_NR_CUTS; how++) {
+		struct memdev *cut;
+		struct lsm_store *st;
+
+		memdev_replay_advance(rp, ev);
+		cut = memdev_replay_cut(rp, how, seed + ev * 3 + how);
+		if (lsm_store_open(memdev_bdev(cut), o, 0, &st))
+			FAIL("open after a cut at event %llu (%d)",
+			     (unsigned long long)ev, how);
+		if (lsm_store_check(st))
+			FAIL("check after a cut at event %llu (%d)",
+			     (unsigned long long)ev, how);
+		check_model(st);
+		EXPECT_OK(lsm_store_close(st));
+		memdev_destroy(cut);
+	}
+	(void)md;
+}
+
+/*
+ * A merge of about 90 records (runs of 2 KB: 40 in the bottom, 40
+ * written, 10 of level 0) exceeds an edit block (62), so
+ * lsm_manifest_commit() rolls the
+ * manifest over: the new state as a snapshot in a new extent, then the
+ * superblock pointing at it.  Power is cut at every event from the
+ * merge's LSM_WIN_MERGE_WRITTEN to two past LSM_WIN_MERGE_RECORDED (the
+ * roll's writes and flushes) and at every 8th while its runs are
+ * written, three ways each: the store must open, pass its check and
+ * hold every write (all were flushed before the merge).
+ */
+static void test_cut_in_rolled_merge(void)
+{
+	struct memdev *md = memdev_create(4096, false);
+	struct events_at written = { .md = md }, recorded = { .md = md };
+	struct lsm_options o = small_opts;
+	struct memdev_replay *rp;
+	struct lsm_store *st;
+	struct lsm_stats s;
+	u64 ev, cuts = 0;
+
+	phase = "power cuts in a merge that rolls the manifest";
+	memset(model, 0, sizeof(model));
+	o.run_bytes = 2048;
+	EXPECT_OK(lsm_store_open(memdev_bdev(md), &o, LSM_OPEN_FORMAT, &st));
+	round_of_puts(st, 1);
+	EXPECT_OK(lsm_store_flush(st));
+	EXPECT_OK(lsm_store_compact(st, true));
+	round_of_puts(st, 2);
+	EXPECT_OK(lsm_store_flush(st));
+	lsm_store_stats(st, &s);
+	EXPECT(s.runs + s.level_runs[LSM_BOTTOM] > 62);
+	memdev_record(md);
+	action_arm(LSM_WIN_MERGE_WRITTEN, note_events, &written);
+	action_arm(LSM_WIN_MERGE_RECORDED, note_events, &recorded);
+	EXPECT_OK(lsm_store_compact(st, true));
+	EXPECT(!action_pending(LSM_WIN_MERGE_WRITTEN) &&
+	       !action_pending(LSM_WIN_MERGE_RECORDED));
+	EXPECT(recorded.at > written.at);
+	check_model(st);
+	EXPECT_OK(lsm_store_close(st));
+	if (verbose)
+		printf("  %llu events: merge written at %llu, recorded at %llu\n",
+		       (unsigned long long)memdev_events(md),
+		       (unsigned long long)written.at,
+		       (unsigned long long)recorded.at);
+	rp = memdev_replay_start(md);
+	for (ev = 0; ev <= memdev_events(md); ev++) {
+		if (ev % 8 && (ev < written.at || ev > recorded.at + 2))
+			continue;
+		cut_at(md, rp, ev, &o);
+		cuts++;
+	}
+	memdev_replay_end(rp);
+	memdev_destroy(md);
+	printf("test_compact_review: %llu power cuts in a merge that rolls the manifest: ok\n",
+	       (unsigned long long)cuts);
 }
 
 /* ---------- A flush that found no room, and room coming back ---------- */
@@ -676,6 +848,8 @@ static const struct {
 	{ "order_above_base", test_order_above_base },
 	{ "nomem_in_install", test_nomem_in_install },
 	{ "eio_at_record", test_eio_at_record },
+	{ "nomem_in_merge", test_nomem_in_merge },
+	{ "cut_in_rolled_merge", test_cut_in_rolled_merge },
 	{ "close_after_room_back", test_close_after_room_back },
 };
 
@@ -685,6 +859,7 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "only", required_argument, NULL, 'o' },
+		{ "all", no_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *only = NULL;
@@ -697,9 +872,10 @@ int main(int argc, char **argv)
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'v': verbose++; break;
 		case 'o': only = optarg; break;
+		case 'a': all = true; break;
 		default:
 			fprintf(stderr,
-				"usage: test_compact_review --seed N [-v] [--only CASE]\n");
+				"usage: test_compact_review --seed N [-v] [--only CASE] [--all]\n");
 			return 2;
 		}
 	}
