@@ -23,6 +23,9 @@
  *
  *  - nomem_in_merge: an allocation of a full merge fails, from its start
  *    (a sample drawn from the seed; every one with --all).
+ *  - random_shrink (slow: only with --only or --all): a randomized model
+ *    check of the bottom growing and shrinking, with writes inside
+ *    merges.
  *
  *   test_compact_review --seed N [-v] [--only CASE] [--all]
  */
@@ -71,10 +74,15 @@ struct action {
 
 static struct action actions[LSM_WIN_NR];
 static pthread_mutex_t action_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Set: called at every merge's LSM_WIN_MERGE_RECORDED, in any thread. */
+static void (*every_merge)(struct lsm_store *st);
 
 static void window_hook(struct lsm_store *st, enum lsm_window win)
 {
 	struct action a;
+
+	if (win == LSM_WIN_MERGE_RECORDED && READ_ONCE(every_merge))
+		every_merge(st);
 
 	pthread_mutex_lock(&action_lock);
 	a = actions[win];
@@ -121,7 +129,7 @@ static void value_of(u64 k, u64 v, u32 vlen, u8 *buf)
 
 static int put(struct lsm_store *st, u64 k, u64 v, u32 vlen)
 {
-	static u8 buf[VMAX];
+	u8 buf[VMAX];
 	struct lsm_op op = { .kind = LSM_OP_PUT, .key = k, .len = 1,
 			     .vlen = vlen, .value = buf };
 
@@ -139,7 +147,7 @@ static int punch(struct lsm_store *st, u64 k, u64 len)
 /* Key @k reads as version @v of @vlen bytes, or as nothing for @v 0. */
 static void expect_key(struct lsm_store *st, u64 k, u64 v, u32 vlen)
 {
-	static u8 buf[VMAX], want[VMAX];
+	u8 buf[VMAX], want[VMAX];
 	struct lsm_piece p;
 	int err = lsm_store_get(st, k, &p, buf, sizeof(buf));
 
@@ -613,6 +621,165 @@ static void test_eio_at_record(void)
 	printf("test_compact_review: device error at a merge's edit: ok\n");
 }
 
+/* ---------- Randomized: the bottom growing and shrinking ---------- */
+
+#define RKEYS		256
+#define HKEYS		16	/* keys RKEYS on: written inside merges */
+
+static const struct lsm_options shrink_opts = {
+	.memtable_bytes = 16 * 1024,
+	.max_immutables = 2,
+	.commit_interval_ms = 50,
+	.l0_compact_runs = 2,
+	.l0_slowdown_runs = 1000,
+	.l0_stop_runs = 1000,	/* a merge's thread writes: never stopped */
+	.run_bytes = 16 * 1024,
+};
+
+/* The keys written inside merges: their model, and whether to write. */
+static struct {
+	pthread_mutex_t lock;
+	bool on;
+	u64 rng, v;
+	u64 ver[HKEYS];
+	unsigned int writes;
+} inside = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/*
+ * At a merge's LSM_WIN_MERGE_RECORDED (its edit durable, not shown),
+ * one time in two: a write and a flush, so that level 0 holds a run
+ * when the merge after it is picked.
+ */
+static void write_inside_merge(struct lsm_store *st)
+{
+	pthread_mutex_lock(&inside.lock);
+	if (inside.on && xorshift64(&inside.rng) % 2) {
+		u64 k = xorshift64(&inside.rng) % HKEYS;
+
+		EXPECT_OK(put(st, RKEYS + k, ++inside.v, SMALL));
+		inside.ver[k] = inside.v;
+		EXPECT_OK(lsm_store_flush(st));
+		inside.writes++;
+	}
+	pthread_mutex_unlock(&inside.lock);
+}
+
+static void inside_writes(bool on)
+{
+	pthread_mutex_lock(&inside.lock);
+	inside.on = on;
+	pthread_mutex_unlock(&inside.lock);
+}
+
+static void check_inside(struct lsm_store *st)
+{
+	pthread_mutex_lock(&inside.lock);
+	for (u64 k = 0; k < HKEYS; k++)
+		expect_key(st, RKEYS + k, inside.ver[k], SMALL);
+	pthread_mutex_unlock(&inside.lock);
+}
+
+/*
+ * Rounds of filling every key with large values and punching a random
+ * range of them, with merges on their own (two runs of level 0 start
+ * one; the base level may hold 32 KB), so that the bottom grows and
+ * shrinks and the base level moves up and down while levels above it
+ * may hold runs; inside merges, at LSM_WIN_MERGE_RECORDED, other keys
+ * are written and flushed now and then; gets against a model all
+ * along, full merges and reopens now and then.  20 rounds from the
+ * seed (about a minute), 200 with --all.  Slow, so not in the default
+ * run: it found the bug order_above_base forces (level 0 merged past a
+ * level above the base) with the seed 1 and not 2.
+ */
+static void test_random_shrink(void)
+{
+	struct memdev *md = memdev_create(4096, false);
+	static u64 ver[RKEYS];
+	static u32 len[RKEYS];
+	u64 rng = seed * 2 + 1, v = 0;
+	unsigned int rounds = all ? 200 : 20, changes = 0, last = 0;
+	struct lsm_store *st;
+	struct lsm_stats s;
+
+	phase = "randomized: the bottom grows and shrinks";
+	memset(ver, 0, sizeof(ver));
+	memset(inside.ver, 0, sizeof(inside.ver));
+	inside.rng = seed * 4 + 3;
+	inside.v = 1000000;
+	inside.writes = 0;
+	EXPECT_OK(lsm_store_open(memdev_bdev(md), &shrink_opts,
+				 LSM_OPEN_FORMAT, &st));
+	every_merge = write_inside_merge;
+	inside_writes(true);
+	for (unsigned int r = 0; r < rounds; r++) {
+		u64 first = xorshift64(&rng) % RKEYS;
+		u64 n = 1 + xorshift64(&rng) % (RKEYS - first);
+
+		/* Fill: every key, large values or small. */
+		for (u64 i = 0; i < RKEYS; i++) {
+			u64 k = (i * 97 + r) % RKEYS;
+			u32 l = xorshift64(&rng) % 3 ? VMAX : SMALL;
+
+			EXPECT_OK(put(st, k, ++v, l));
+			ver[k] = v;
+			len[k] = l;
+			if (xorshift64(&rng) % 64 == 0) {
+				u64 c = xorshift64(&rng) % RKEYS;
+
+				expect_key(st, c, ver[c], len[c]);
+			}
+		}
+		/* Punch a random range, then a few keys again. */
+		EXPECT_OK(punch(st, first, n));
+		for (u64 k = first; k < first + n; k++)
+			ver[k] = 0;
+		for (int i = 0; i < 4; i++) {
+			u64 k = xorshift64(&rng) % RKEYS;
+
+			EXPECT_OK(put(st, k, ++v, SMALL));
+			ver[k] = v;
+			len[k] = SMALL;
+		}
+		switch (xorshift64(&rng) % 8) {
+		case 0:
+			EXPECT_OK(lsm_store_compact(st, true));
+			break;
+		case 1:
+			inside_writes(false);
+			EXPECT_OK(lsm_store_close(st));
+			EXPECT_OK(lsm_store_open(memdev_bdev(md), &shrink_opts,
+						 0, &st));
+			inside_writes(true);
+			break;
+		case 2:
+			EXPECT_OK(lsm_store_flush(st));
+			break;
+		}
+		lsm_store_stats(st, &s);
+		for (unsigned int k = 1; k < LSM_LEVELS; k++)
+			if (s.level_runs[k]) {
+				changes += k != last;
+				last = k;
+				break;
+			}
+		for (u64 k = 0; k < RKEYS; k++)
+			expect_key(st, k, ver[k], len[k]);
+		check_inside(st);
+	}
+	inside_writes(false);
+	EXPECT_OK(lsm_store_close(st));
+	every_merge = NULL;
+	EXPECT_OK(lsm_store_open(memdev_bdev(md), &shrink_opts, 0, &st));
+	EXPECT_OK(lsm_store_check(st));
+	for (u64 k = 0; k < RKEYS; k++)
+		expect_key(st, k, ver[k], len[k]);
+	check_inside(st);
+	EXPECT_OK(lsm_store_close(st));
+	memdev_destroy(md);
+	printf("test_compact_review: randomized, the bottom growing and shrinking (%u rounds, %u writes inside merges, highest level changed %u times): ok\n",
+	       rounds, inside.writes, changes);
+}
+
 /* ---------- Power cuts in a merge whose edit rolls the manifest ---------- */
 
 struct events_at {
@@ -839,9 +1006,11 @@ static void test_close_after_room_back(void)
 	printf("test_compact_review: close without a log after room came back: ok\n");
 }
 
+/* Slow ones run only when named (--only) or with --all. */
 static const struct {
 	const char *name;
 	void (*fn)(void);
+	bool slow;
 } cases[] = {
 	{ "planner_l0_above_base", test_planner_l0_above_base },
 	{ "pending_without_merge", test_pending_without_merge },
@@ -849,6 +1018,7 @@ static const struct {
 	{ "nomem_in_install", test_nomem_in_install },
 	{ "eio_at_record", test_eio_at_record },
 	{ "nomem_in_merge", test_nomem_in_merge },
+	{ "random_shrink", test_random_shrink, true },
 	{ "cut_in_rolled_merge", test_cut_in_rolled_merge },
 	{ "close_after_room_back", test_close_after_room_back },
 };
@@ -887,7 +1057,8 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	lsm_window_hook = window_hook;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		if (!only || !strcmp(only, cases[i].name))
+		if (only ? !strcmp(only, cases[i].name) :
+			   all || !cases[i].slow)
 			cases[i].fn();
 	lsm_window_hook = NULL;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
