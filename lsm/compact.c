@@ -23,6 +23,13 @@
  * runs of the base level that overlap their hull.  The runs left behind
  * in the level written to lie outside the hull of what was taken, so the
  * runs a merge writes, which lie inside it, overlap none of them.
+ *
+ * Every level holds data newer than the levels below it.  Merges keep
+ * that as long as level 0 never passes a level that holds runs: when
+ * the bottom shrinks (punches merged into it) the base level moves
+ * down while the levels it leaves may still hold runs, and level 0 then
+ * merges into the highest of them instead, until merges have moved
+ * them down.
  */
 #include <linux/kernel.h>
 #include <linux/math64.h>
@@ -112,13 +119,23 @@ static unsigned int lsm_shape_overlap(const struct lsm_shape *s,
 	return n;
 }
 
-/* A merge of every run of level 0 into the base level. */
+/*
+ * A merge of every run of level 0 into the base level, or into the
+ * highest level above it that still holds runs: the base level moves
+ * down when the bottom shrinks (punches merged into it), and what the
+ * levels above it hold is older than level 0, so level 0 must not pass
+ * below them.
+ */
 static void lsm_compact_pick_l0(const struct lsm_shape *s, unsigned int base,
 				struct lsm_compact_job *job)
 {
 	const struct lsm_run_info *const *r = s->runs[0];
 	u64 first = U64_MAX, last = 0;
+	unsigned int to = 1;
 	bool apart = true;
+
+	while (to < base && !s->nr[to])
+		to++;
 
 	for (unsigned int i = 0; i < s->nr[0]; i++) {
 		first = min(first, r[i]->first_key);
@@ -129,26 +146,32 @@ static void lsm_compact_pick_l0(const struct lsm_shape *s, unsigned int base,
 				apart = false;
 	}
 	*job = (struct lsm_compact_job){
-		.from = 0, .to = base, .from_first = 0, .from_nr = s->nr[0],
+		.from = 0, .to = to, .from_first = 0, .from_nr = s->nr[0],
 	};
-	job->to_nr = lsm_shape_overlap(s, base, first, last, &job->to_first);
+	job->to_nr = lsm_shape_overlap(s, to, first, last, &job->to_first);
 	job->move = apart && !job->to_nr;
 }
 
 /*
- * How far @lvl is over its target, in thousandths; a level above the
- * base level that holds anything is as far over as can be.
+ * How far @lvl is over its target, in thousandths, rounded up: above
+ * 1000 exactly when the level is over its target, as the backlog that
+ * writers stop on counts it (lsm_compact_targets()), so that a backlog
+ * always comes with a merge due.  A level above the base level that
+ * holds anything is as far over as can be.
  */
 static u64 lsm_compact_score(const struct lsm_shape *s,
 			     const struct lsm_compact_targets *t,
 			     unsigned int lvl)
 {
+	u64 scaled, score;
+
 	if (!s->nr[lvl])
 		return 0;
 	if (lvl < t->base)
 		return U64_MAX;
-	return div64_u64(min_t(u64, s->bytes[lvl], U64_MAX / 1000) * 1000,
-			 t->target[lvl]);
+	scaled = min_t(u64, s->bytes[lvl], U64_MAX / 1000) * 1000;
+	score = div64_u64(scaled, t->target[lvl]);
+	return score + (score * t->target[lvl] < scaled);
 }
 
 /**

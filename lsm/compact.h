@@ -49,8 +49,9 @@ struct lsm_compact_config {
 
 /**
  * struct lsm_compact_targets - the sizes the levels should have now
- * @base:    the level that level 0 merges into; the levels between 1 and
- *           it are empty once merges have caught up
+ * @base:    the level that level 0 merges into (or the highest level
+ *           above it that still holds runs); the levels between 1 and it
+ *           are empty once merges have caught up
  * @target:  bytes each level may hold: 0 above @base (what is there must
  *           move down), U64_MAX for the bottom
  * @pending: estimated bytes merges must still write to bring every level

@@ -575,11 +575,22 @@ int lsm_store_flush(struct lsm_store *st)
 		err = -EIO;
 	else if (lsm_mem_pieces(st->layers->l[0]->mt))
 		err = lsm_store_switch(st);
+	if (!err) {
+		/*
+		 * A flush that found no room before this call says nothing
+		 * of now (a merge or a reader may have given space back
+		 * since, without a flush trying again): the answer is that
+		 * of a flush tried from now on.
+		 */
+		WRITE_ONCE(st->flush_error, 0);
+		queue_work(system_unbound_wq, &st->flush_work);
+	}
 	mutex_unlock(&st->write_mutex);
 	if (err)
 		return err;
 	wait_event(st->wait, READ_ONCE(st->error) || !READ_ONCE(st->nr_imm) ||
-		   READ_ONCE(st->flush_error));
+		   (READ_ONCE(st->flush_error) &&
+		    !work_pending(&st->flush_work)));
 	if (READ_ONCE(st->error))
 		return -EIO;
 	return READ_ONCE(st->nr_imm) ? READ_ONCE(st->flush_error) : 0;

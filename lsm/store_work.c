@@ -420,8 +420,11 @@ static struct lsm_layers *lsm_layers_replace(const struct lsm_layers *cur,
 /*
  * Record a merge durably (its inputs dropped, its outputs, or for a move
  * its inputs at their new level, recorded: one edit) and show it to
- * readers.  -ENOSPC from a roll-over of the manifest changes nothing;
- * after another error the store must fail.
+ * readers.  -ENOSPC (a roll-over of the manifest found no room) and
+ * -ENOMEM before the edit is made change nothing.  Once the edit is
+ * tried, the manifest, in memory or on the device, may name the outputs
+ * and not the inputs, so that no space may be given back: any other
+ * failure turns the store read-only here, and gives -EIO.
  */
 static int lsm_merge_install(struct lsm_store *st, struct lsm_merge_job *mj)
 {
@@ -457,8 +460,10 @@ static int lsm_merge_install(struct lsm_store *st, struct lsm_merge_job *mj)
 	}
 	mutex_unlock(&st->manifest_mutex);
 	lsm_edit_free(e);
-	if (err)
+	if (err == -ENOSPC)
 		return err;
+	if (err)
+		goto fail;
 	lsm_window(st, LSM_WIN_MERGE_RECORDED);
 
 	mutex_lock(&st->write_mutex);
@@ -466,7 +471,8 @@ static int lsm_merge_install(struct lsm_store *st, struct lsm_merge_job *mj)
 				job->to);
 	if (!ls) {
 		mutex_unlock(&st->write_mutex);
-		return -ENOMEM;
+		err = -ENOMEM;
+		goto fail;
 	}
 	if (!job->move) {
 		spin_lock(&st->layers_lock);
@@ -481,6 +487,10 @@ static int lsm_merge_install(struct lsm_store *st, struct lsm_merge_job *mj)
 	lsm_layers_publish(st, ls);
 	mutex_unlock(&st->write_mutex);
 	return 0;
+
+fail:
+	lsm_store_fail(st, err);
+	return -EIO;
 }
 
 /*
@@ -530,9 +540,13 @@ static int lsm_store_compact_one(struct lsm_store *st, bool full)
 	err = job->move ? 0 : lsm_merge_runs(st, snap, &mj);
 	if (!err) {
 		err = lsm_merge_install(st, &mj);
+		/* Not recorded: their space goes back. */
 		if (err == -ENOSPC || err == -ENOMEM)
 			while (mj.nr_out)
 				lsm_store_drop_run(st, mj.out[--mj.nr_out]);
+		/* Maybe recorded (the store failed): their space stays. */
+		while (err && mj.nr_out)
+			lsm_layer_free(mj.out[--mj.nr_out]);
 	}
 	if (!err) {
 		mutex_lock(&st->write_mutex);
