@@ -283,11 +283,20 @@ static int lsm_manifest_roll(struct lsm_manifest *m, bool old, u64 start,
 	sb.manifest_start = start;
 	sb.manifest_blocks = nr;
 	sb.manifest_id = id;
-	/* PREFLUSH makes the snapshot durable before the pointer to it. */
-	err = lsm_super_write(m->bdev, &sb);
-	if (err)
-		goto fail;
-	m->bytes += LSM_BLOCK_SIZE;
+	/*
+	 * PREFLUSH makes the snapshot durable before the pointer to it.
+	 * Then the other copy too, before the old extent is freed: once
+	 * the old extent may be reused, both copies point at the new one,
+	 * so that attach falling back to the other copy (the current one
+	 * damaged) never reads a freed manifest.  A torn write of either
+	 * leaves a copy pointing at an extent not yet freed.
+	 */
+	for (int copy = 0; copy < LSM_SUPER_COPIES; copy++) {
+		err = lsm_super_write(m->bdev, &sb);
+		if (err)
+			goto fail;
+		m->bytes += LSM_BLOCK_SIZE;
+	}
 	if (old)
 		lsm_space_free(m->space, m->sb->manifest_start,
 			       m->sb->manifest_blocks);
@@ -325,11 +334,8 @@ int lsm_manifest_format(struct lsm_manifest *m, struct lsm_bdev *bdev,
 	err = lsm_space_alloc(space, nr, &start);
 	if (err)
 		return err;
-	/* Both copies: no copy of the device's earlier content can win. */
-	err = lsm_manifest_roll(m, false, start, nr);
-	if (!err)
-		err = lsm_super_write(bdev, sb);
-	return err;
+	/* It writes both copies: no copy of earlier content can win. */
+	return lsm_manifest_roll(m, false, start, nr);
 }
 
 static int lsm_manifest_read_block(struct lsm_manifest *m, u64 i, u8 *buf,

@@ -108,10 +108,23 @@ int lsm_super_read(struct lsm_bdev *bdev, struct lsm_super_info *si)
 		/* The more telling of the two faults. */
 		enum lsm_super_fault f = max(fault[0], fault[1]);
 
-		pr_err("lsm: %s: %s\n", bdev->name, lsm_super_faults[f]);
+		pr_err("lsm: %s: %s (block 0: %s; block 1: %s)\n", bdev->name,
+		       lsm_super_faults[f], lsm_super_faults[fault[0]],
+		       lsm_super_faults[fault[1]]);
 		err = -EUCLEAN;
 		goto out;
 	}
+	/*
+	 * The other copy points at the same manifest (both are written at
+	 * each roll-over) unless a roll-over was cut short, when it points
+	 * at the older extent, not yet freed: either serves.  Its fault is
+	 * a torn superblock write or damage; the next superblock written
+	 * goes to its block.
+	 */
+	if (fault[!best] != LSM_SF_NONE)
+		pr_warn("lsm: %s: superblock block %d: %s; using block %d (generation %llu)\n",
+			bdev->name, !best, lsm_super_faults[fault[!best]],
+			best, (unsigned long long)copy[best].generation);
 	*si = copy[best];
 	if (si->nr_blocks > bdev->nr_blocks) {
 		pr_err("lsm: %s: device of %llu blocks is smaller than its store of %llu\n",
