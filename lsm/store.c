@@ -1238,7 +1238,7 @@ int lsm_store_open(struct lsm_bdev *bdev, const struct lsm_options *opt,
 	if (!err) {
 		mutex_lock(&st->manifest_mutex);
 		st->sb.flags &= ~LSM_SUPER_CLEAN;
-		err = lsm_super_write(bdev, &st->sb);
+		err = lsm_manifest_write_super(&st->m);
 		mutex_unlock(&st->manifest_mutex);
 	}
 	if (err)
@@ -1292,7 +1292,7 @@ int lsm_store_close(struct lsm_store *st)
 	if (!err) {
 		mutex_lock(&st->manifest_mutex);
 		st->sb.flags |= LSM_SUPER_CLEAN;
-		err = lsm_super_write(st->bdev, &st->sb);
+		err = lsm_manifest_write_super(&st->m);
 		mutex_unlock(&st->manifest_mutex);
 		if (err) {
 			lsm_store_fail(st, err);

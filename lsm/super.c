@@ -60,6 +60,7 @@ static enum lsm_super_fault lsm_super_parse(const void *block, u64 blocknr,
 	si->manifest_blocks = le64_to_cpu(s->manifest_blocks);
 	si->manifest_id = le64_to_cpu(s->manifest_id);
 	si->segment_blocks = le32_to_cpu(s->segment_blocks);
+	si->manifest_used = le32_to_cpu(s->manifest_used);
 	if (si->generation % LSM_SUPER_COPIES != blocknr ||
 	    si->nr_blocks < LSM_MIN_BLOCKS ||
 	    si->segment_blocks < LSM_SEGMENT_MIN_BLOCKS ||
@@ -67,7 +68,8 @@ static enum lsm_super_fault lsm_super_parse(const void *block, u64 blocknr,
 	    !si->manifest_blocks ||
 	    si->manifest_start < LSM_SUPER_COPIES ||
 	    si->manifest_start >= si->nr_blocks ||
-	    si->manifest_blocks > si->nr_blocks - si->manifest_start)
+	    si->manifest_blocks > si->nr_blocks - si->manifest_start ||
+	    si->manifest_used > si->manifest_blocks)
 		return LSM_SF_FIELDS;
 	return LSM_SF_NONE;
 }
@@ -170,6 +172,7 @@ int lsm_super_write(struct lsm_bdev *bdev, struct lsm_super_info *si)
 	s->manifest_blocks = cpu_to_le64(si->manifest_blocks);
 	s->manifest_id = cpu_to_le64(si->manifest_id);
 	s->segment_blocks = cpu_to_le32(si->segment_blocks);
+	s->manifest_used = cpu_to_le32(si->manifest_used);
 	lsm_block_seal(s, &id, sizeof(*s));
 	err = lsm_bdev_write_sync(bdev, id.blocknr, s, 1,
 				  LSM_IO_PREFLUSH | LSM_IO_FUA);

@@ -2,8 +2,10 @@
 /*
  * The manifest (lsm/manifest.c): edits come back on load in order; the
  * manifest rolls over to a new extent when full, so that what a load
- * reads stays bounded however many edits were made; a torn last edit is
- * simply not there; an edit naming a run that is not there is refused;
+ * reads stays bounded however many edits were made, and both superblock
+ * copies point at the new extent; a torn last edit is simply not there,
+ * but a damaged edit before a sound one, or one the superblock counts
+ * durable, is refused; an edit naming a run that is not there is refused;
  * a roll-over that finds no room changes nothing; the invariant check
  * catches overlapping extents and space that the manifest does not
  * account for.
@@ -37,6 +39,32 @@ static void load(struct lsm_bdev *b, struct fixture *f)
 	EXPECT(!lsm_space_init(&f->space, f->sb.nr_blocks));
 	EXPECT(!lsm_manifest_load(&f->m, b, &f->space, &f->sb));
 	EXPECT(!lsm_manifest_check(&f->m, 0));
+}
+
+/* Load what the device holds: the error, and nothing kept. */
+static int load_err(struct lsm_bdev *b)
+{
+	struct fixture f;
+	int err;
+
+	EXPECT(!lsm_super_read(b, &f.sb));
+	EXPECT(!lsm_space_init(&f.space, f.sb.nr_blocks));
+	err = lsm_manifest_load(&f.m, b, &f.space, &f.sb);
+	if (!err)
+		lsm_manifest_destroy(&f.m);
+	lsm_space_destroy(&f.space);
+	return err;
+}
+
+/* Flip a random bit of block @at; the block as it was goes to @old. */
+static void flip(struct lsm_bdev *b, u64 at, u8 *old)
+{
+	u8 buf[LSM_BLOCK_SIZE];
+
+	EXPECT(!b->ops->read(b, at, old, 1));
+	memcpy(buf, old, sizeof(buf));
+	buf[rand() % LSM_BLOCK_SIZE] ^= 1 << (rand() % 8);
+	EXPECT(!lsm_bdev_write_sync(b, at, buf, 1, 0));
 }
 
 static void unload(struct fixture *f)
@@ -173,7 +201,7 @@ int main(int argc, char **argv)
 	{
 		struct lsm_edit e = { .n = 0 };
 		struct lsm_run_info run = { .nr_blocks = 1 };
-		u8 buf[LSM_BLOCK_SIZE];
+		u8 buf[LSM_BLOCK_SIZE], orig[LSM_BLOCK_SIZE];
 		u64 at;
 
 		if (f.m.next_block >= f.sb.manifest_blocks) {
@@ -190,7 +218,8 @@ int main(int argc, char **argv)
 		run.id = lsm_manifest_new_id(&f.m);
 		lsm_edit_run_add(&e, &run);
 		EXPECT(!lsm_manifest_commit(&f.m, &e, 1000));
-		EXPECT(!b->ops->read(b, at, buf, 1));
+		EXPECT(!b->ops->read(b, at, orig, 1));
+		memcpy(buf, orig, sizeof(buf));
 		/* Its first sector never landed (the rest is padding). */
 		memset(buf, 0, 512);
 		EXPECT(!lsm_bdev_write_sync(b, at, buf, 1, 0));
@@ -201,6 +230,47 @@ int main(int argc, char **argv)
 			same_state(&g.m, &h.m);
 			unload(&h);
 		}
+		unload(&g);
+		EXPECT(!lsm_bdev_write_sync(b, at, orig, 1, 0));
+	}
+
+	/*
+	 * Damage is not a torn tail: an edit that fails before a sound one,
+	 * or within the blocks the last superblock counted durable, is
+	 * refused (once, attach took the first edit that failed for the end
+	 * of the log and silently dropped it and every later one).
+	 */
+	{
+		u8 orig[LSM_BLOCK_SIZE];
+		u64 first, last;
+
+		/* Two edits in this extent at least, no roll-over between. */
+		while (f.m.next_block < f.m.snap_blocks + 2 ||
+		       f.m.next_block + 2 > f.sb.manifest_blocks) {
+			struct lsm_edit e = { .n = 0 };
+			struct lsm_run_info run = { .nr_blocks = 1 };
+
+			EXPECT(!lsm_space_alloc(&f.space, 1, &run.first_block));
+			run.id = lsm_manifest_new_id(&f.m);
+			lsm_edit_run_add(&e, &run);
+			EXPECT(!lsm_manifest_commit(&f.m, &e, 1100));
+		}
+		first = f.sb.manifest_start + f.m.snap_blocks;
+		last = f.sb.manifest_start + f.m.next_block - 1;
+		flip(b, first, orig);
+		EXPECT(load_err(b) == -EUCLEAN);
+		EXPECT(!lsm_bdev_write_sync(b, first, orig, 1, 0));
+		/* The last edit: a torn tail, until a superblock counts it. */
+		flip(b, last, orig);
+		load(b, &g);
+		EXPECT(g.m.next_block == f.m.next_block - 1);
+		unload(&g);
+		EXPECT(!lsm_manifest_write_super(&f.m));
+		EXPECT(f.sb.manifest_used == f.m.next_block);
+		EXPECT(load_err(b) == -EUCLEAN);
+		EXPECT(!lsm_bdev_write_sync(b, last, orig, 1, 0));
+		load(b, &g);
+		same_state(&f.m, &g.m);
 		unload(&g);
 	}
 
