@@ -44,6 +44,9 @@
  * @manifest_used:   blocks of the manifest's extent (snapshot and edits)
  *                   durable when this copy was written; 0: not known
  *                   (written before the field was)
+ * @durable_seq:     every write up to this sequence number was durable,
+ *                   in runs or the log, when this copy was written;
+ *                   0: not known
  * @reserved:        zero
  */
 struct lsm_super {
@@ -56,7 +59,8 @@ struct lsm_super {
 	__le64 manifest_id;
 	__le32 segment_blocks;
 	__le32 manifest_used;
-	__le32 reserved[10];
+	__le64 durable_seq;
+	__le32 reserved[8];
 };
 
 static_assert(sizeof(struct lsm_super) == 128);

@@ -543,20 +543,24 @@ fail_quiet:
 /**
  * lsm_manifest_write_super() - write the next superblock, counting the
  *                              manifest's blocks written so far durable
- * @m: the manifest; its superblock's other fields (flags) as the caller
- *     wants them written
+ * @m:           the manifest; its superblock's other fields (flags) as
+ *               the caller wants them written
+ * @durable_seq: every write up to it is durable now, in runs or the log
  *
  * Attach then refuses a manifest whose edit log ends before that count
- * (lsm_manifest_edits_end()).
+ * (lsm_manifest_edits_end()), and a log that ends before @durable_seq
+ * (lsm_wal_recover()).  A roll-over's superblocks carry the last value
+ * written: still true, if not the latest.
  *
  * Context: process context, may sleep; callers serialize.
  * Return: 0, -ENOMEM, or the device's errno.
  */
-int lsm_manifest_write_super(struct lsm_manifest *m)
+int lsm_manifest_write_super(struct lsm_manifest *m, u64 durable_seq)
 {
 	int err;
 
 	m->sb->manifest_used = m->next_block;
+	m->sb->durable_seq = durable_seq;
 	err = lsm_super_write(m->bdev, m->sb);
 	if (!err)
 		m->bytes += LSM_BLOCK_SIZE;

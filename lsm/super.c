@@ -61,6 +61,7 @@ static enum lsm_super_fault lsm_super_parse(const void *block, u64 blocknr,
 	si->manifest_id = le64_to_cpu(s->manifest_id);
 	si->segment_blocks = le32_to_cpu(s->segment_blocks);
 	si->manifest_used = le32_to_cpu(s->manifest_used);
+	si->durable_seq = le64_to_cpu(s->durable_seq);
 	if (si->generation % LSM_SUPER_COPIES != blocknr ||
 	    si->nr_blocks < LSM_MIN_BLOCKS ||
 	    si->segment_blocks < LSM_SEGMENT_MIN_BLOCKS ||
@@ -173,6 +174,7 @@ int lsm_super_write(struct lsm_bdev *bdev, struct lsm_super_info *si)
 	s->manifest_id = cpu_to_le64(si->manifest_id);
 	s->segment_blocks = cpu_to_le32(si->segment_blocks);
 	s->manifest_used = cpu_to_le32(si->manifest_used);
+	s->durable_seq = cpu_to_le64(si->durable_seq);
 	lsm_block_seal(s, &id, sizeof(*s));
 	err = lsm_bdev_write_sync(bdev, id.blocknr, s, 1,
 				  LSM_IO_PREFLUSH | LSM_IO_FUA);

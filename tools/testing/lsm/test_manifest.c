@@ -265,7 +265,7 @@ int main(int argc, char **argv)
 		load(b, &g);
 		EXPECT(g.m.next_block == f.m.next_block - 1);
 		unload(&g);
-		EXPECT(!lsm_manifest_write_super(&f.m));
+		EXPECT(!lsm_manifest_write_super(&f.m, 0));
 		EXPECT(f.sb.manifest_used == f.m.next_block);
 		EXPECT(load_err(b) == -EUCLEAN);
 		EXPECT(!lsm_bdev_write_sync(b, last, orig, 1, 0));
