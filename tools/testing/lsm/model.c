@@ -113,6 +113,8 @@ static bool allowed(struct model_verdict *v, int err)
 		return false;
 	if (!v->errors++)
 		v->first_err = err;
+	if (err == -EUCLEAN)
+		v->euclean++;
 	return true;
 }
 

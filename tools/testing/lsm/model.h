@@ -64,12 +64,14 @@ void model_history_free(struct model_history *h);
 /**
  * struct model_verdict - what a check of a store against the model saw
  * @errors:    answers that were -EUCLEAN or -EIO (allowed)
+ * @euclean:   how many of them were -EUCLEAN
  * @first_err: the first of them
  * @wrong:     an answer that was neither right nor an allowed error
  * @why:       then, what it was
  */
 struct model_verdict {
 	unsigned int errors;
+	unsigned int euclean;
 	int first_err;
 	bool wrong;
 	char why[256];
