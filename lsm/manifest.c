@@ -682,8 +682,8 @@ static void lsm_use_add(struct lsm_extent_use *u, unsigned int *n, u64 start,
  * Every extent it records lies inside the store and overlaps no other nor
  * the superblocks, the space in use is exactly those extents and the
  * superblocks, log segments start at increasing sequence numbers, ids
- * are below next_id, and the runs of a level other than 0 do not overlap
- * in keys.
+ * are below next_id, runs have a size a run can have, and the runs of a
+ * level other than 0 do not overlap in keys.
  *
  * Context: process context, may sleep; callers serialize with changes.
  * Return: 0, -EUCLEAN naming the broken invariant in a message, -ENOMEM.
@@ -708,6 +708,9 @@ int lsm_manifest_check(struct lsm_manifest *m, u64 unrecorded)
 			what = "run id not below next_id";
 		if (r->level >= LSM_LEVELS || r->first_key > r->last_key)
 			what = "run level or key range out of range";
+		if (r->nr_blocks < LSM_RUN_MIN_BLOCKS ||
+		    r->nr_blocks > U32_MAX)
+			what = "run extent of a size no run has";
 		/* Quadratic, for a check: a store has tens of runs. */
 		for (unsigned int j = 0; r->level && j < i; j++)
 			if (m->runs[j].level == r->level &&

@@ -423,7 +423,8 @@ out:
 
 static const char *const lsm_wal_end_why[] = {
 	[LSM_WAL_END_FULL] = "is past the segment's end",
-	[LSM_WAL_END_BLOCK] = "is not a block of the segment (never written, or left from earlier use)",
+	[LSM_WAL_END_BLOCK] =
+		"is not a block of the segment (never written, or left from earlier use)",
 	[LSM_WAL_END_DAMAGED] = "is damaged (checksum mismatch) or torn",
 	[LSM_WAL_END_RECORD] = "holds a record that does not pass",
 };

@@ -120,7 +120,8 @@ int main(int argc, char **argv)
 	/* Runs come and go, segments come and go: 500 edits. */
 	for (int i = 0; i < 500; i++) {
 		struct lsm_edit e = { .n = 0 };
-		struct lsm_run_info run = { .nr_blocks = 1 + rand() % 4 };
+		struct lsm_run_info run = {
+			.nr_blocks = LSM_RUN_MIN_BLOCKS + rand() % 4 };
 		struct lsm_wal_seg seg = { .nr = 8 };
 		u64 free_start = 0, free_nr = 0;
 
@@ -200,7 +201,7 @@ int main(int argc, char **argv)
 	/* A torn last edit: the state before it. */
 	{
 		struct lsm_edit e = { .n = 0 };
-		struct lsm_run_info run = { .nr_blocks = 1 };
+		struct lsm_run_info run = { .nr_blocks = LSM_RUN_MIN_BLOCKS };
 		u8 buf[LSM_BLOCK_SIZE], orig[LSM_BLOCK_SIZE];
 		u64 at;
 
@@ -214,7 +215,8 @@ int main(int argc, char **argv)
 		}
 		load(b, &g);
 		at = f.sb.manifest_start + f.m.next_block;
-		EXPECT(!lsm_space_alloc(&f.space, 1, &run.first_block));
+		EXPECT(!lsm_space_alloc(&f.space, run.nr_blocks,
+					&run.first_block));
 		run.id = lsm_manifest_new_id(&f.m);
 		lsm_edit_run_add(&e, &run);
 		EXPECT(!lsm_manifest_commit(&f.m, &e, 1000));
@@ -248,9 +250,10 @@ int main(int argc, char **argv)
 		while (f.m.next_block < f.m.snap_blocks + 2 ||
 		       f.m.next_block + 2 > f.sb.manifest_blocks) {
 			struct lsm_edit e = { .n = 0 };
-			struct lsm_run_info run = { .nr_blocks = 1 };
+			struct lsm_run_info run = { .nr_blocks = LSM_RUN_MIN_BLOCKS };
 
-			EXPECT(!lsm_space_alloc(&f.space, 1, &run.first_block));
+			EXPECT(!lsm_space_alloc(&f.space, run.nr_blocks,
+						&run.first_block));
 			run.id = lsm_manifest_new_id(&f.m);
 			lsm_edit_run_add(&e, &run);
 			EXPECT(!lsm_manifest_commit(&f.m, &e, 1100));
@@ -282,19 +285,21 @@ int main(int argc, char **argv)
 	{
 		static u64 filler[NR_BLOCKS];
 		struct lsm_edit e = { .n = 0 };
-		struct lsm_run_info run = { .nr_blocks = 1 };
+		struct lsm_run_info run = { .nr_blocks = LSM_RUN_MIN_BLOCKS };
 		struct lsm_manifest before;
 		u64 start = f.sb.manifest_start;
 		unsigned int n = 0;
 
 		while (f.m.next_block < f.sb.manifest_blocks) {
-			EXPECT(!lsm_space_alloc(&f.space, 1, &run.first_block));
+			EXPECT(!lsm_space_alloc(&f.space, run.nr_blocks,
+						&run.first_block));
 			run.id = lsm_manifest_new_id(&f.m);
 			lsm_edit_run_add(&e, &run);
 			EXPECT(!lsm_manifest_commit(&f.m, &e, 1500));
 			e.n = 0;
 		}
-		EXPECT(!lsm_space_alloc(&f.space, 1, &run.first_block));
+		EXPECT(!lsm_space_alloc(&f.space, run.nr_blocks,
+					&run.first_block));
 		run.id = lsm_manifest_new_id(&f.m);
 		lsm_edit_run_add(&e, &run);
 		while (!lsm_space_alloc(&f.space, 1, &filler[n]))
@@ -306,7 +311,7 @@ int main(int argc, char **argv)
 		       f.m.persisted_seq == before.persisted_seq &&
 		       f.m.next_block == before.next_block &&
 		       f.sb.manifest_start == start);
-		EXPECT(!lsm_manifest_check(&f.m, n + 1));
+		EXPECT(!lsm_manifest_check(&f.m, n + run.nr_blocks));
 		while (n)
 			lsm_space_free(&f.space, filler[--n], 1);
 		EXPECT(!lsm_manifest_commit(&f.m, &e, 2000));
@@ -316,6 +321,28 @@ int main(int argc, char **argv)
 		load(b, &g);
 		same_state(&f.m, &g.m);
 		unload(&g);
+	}
+
+	/*
+	 * A run of a size no run has (a record that passed its checksum, so
+	 * a bug's): the check refuses it, so that attach says -EUCLEAN
+	 * (once, the run's open said -EINVAL, as for a caller's bad
+	 * argument).
+	 */
+	{
+		struct lsm_edit e = { .n = 0 };
+		struct lsm_run_info run = { .nr_blocks = 1 };
+
+		EXPECT(!lsm_space_alloc(&f.space, 1, &run.first_block));
+		run.id = lsm_manifest_new_id(&f.m);
+		lsm_edit_run_add(&e, &run);
+		EXPECT(!lsm_manifest_commit(&f.m, &e, 2100));
+		EXPECT(lsm_manifest_check(&f.m, 0) == -EUCLEAN);
+		e.n = 0;
+		lsm_edit_run_del(&e, run.id);
+		EXPECT(!lsm_manifest_commit(&f.m, &e, 2100));
+		lsm_space_free(&f.space, run.first_block, 1);
+		EXPECT(!lsm_manifest_check(&f.m, 0));
 	}
 
 	/* An edit naming a run that is not there. */
