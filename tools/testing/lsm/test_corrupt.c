@@ -538,9 +538,10 @@ static void damage(struct image *img, struct memdev *md, const struct use *u,
 		   enum damage d)
 {
 	struct lsm_bdev *b = memdev_bdev(md);
-	static u8 buf[LSM_BLOCK_SIZE];
+	static u8 buf[LSM_BLOCK_SIZE], orig[LSM_BLOCK_SIZE];
 
 	read_block(b, u->block, buf);
+	memcpy(orig, buf, sizeof(buf));
 	switch (d) {
 	case D_FLIP:
 		buf[rnd() % LSM_BLOCK_SIZE] ^= 1 << (rnd() % 8);
@@ -592,6 +593,11 @@ static void damage(struct image *img, struct memdev *md, const struct use *u,
 	default:
 		abort();
 	}
+	/* Damage that undid itself (the same bit twice): one more bit. */
+	if (d != D_ZERO && !memcmp(buf, orig, sizeof(buf)))
+		buf[rnd() % 40] ^= 1 << (rnd() % 8);
+	if (d == D_RESEAL && !memcmp(buf, orig, sizeof(buf)))
+		buf[sizeof(struct lsm_block_header)] ^= 1;
 	EXPECT_OK(lsm_bdev_write_sync(b, u->block, buf, 1, 0));
 }
 
@@ -800,10 +806,18 @@ static unsigned long total(int clean, int k, int d, int o)
 	return n;
 }
 
+/* Cases of damage the checksum tells, of kind @k, ending in @o. */
+static unsigned long told(int c, int k, int o)
+{
+	return total(c, k, -1, o) - total(c, k, D_RESEAL, o);
+}
+
 static void report(void)
 {
 	for (int c = 1; c >= 0; c--) {
-		printf("test_corrupt: %s image: single-bit flips noticed (refused, reported or failing the read) of those in blocks a read needs, [and in blocks no read needs]; then every damage by outcome\n",
+		unsigned long reseal[NR_OUTCOMES] = { 0 };
+
+		printf("test_corrupt: %s image: single-bit flips noticed (refused, reported or failing the read) of those in blocks a read needs, [and in blocks no read needs]; then every damage but resealing by outcome\n",
 		       c ? "clean" : "open");
 		for (int k = 0; k < NR_KINDS; k++) {
 			unsigned long seen = total(c, k, D_FLIP, O_REFUSED) +
@@ -817,11 +831,17 @@ static void report(void)
 			if (flips_unread[c][k])
 				printf(" [%lu]", flips_unread[c][k]);
 			printf(" |");
-			for (int o = 0; o < NR_OUTCOMES; o++)
+			for (int o = 0; o < NR_OUTCOMES; o++) {
 				printf(" %s %lu", outcome_name[o],
-				       total(c, k, -1, o));
+				       told(c, k, o));
+				reseal[o] += total(c, k, D_RESEAL, o);
+			}
 			printf("\n");
 		}
+		printf("  %-26s", "resealed, all kinds");
+		for (int o = 0; o < NR_OUTCOMES; o++)
+			printf(" %s %lu", outcome_name[o], reseal[o]);
+		printf("\n");
 	}
 }
 
