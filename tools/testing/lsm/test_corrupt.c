@@ -767,6 +767,82 @@ static void run_case(struct image *img, const struct use *u, enum damage d)
 }
 
 /*
+ * Two cases pinned down, at the store's interface: a log of three
+ * segments or more (4 MiB memtables: no runs) after a detach, a bit flipped in
+ * the first segment's second block, then in the last block the last
+ * segment holds.  Both lose writes the device shows were durable (the
+ * later segments were recorded after the first was flushed; the detach
+ * made everything durable): attach must refuse.  The code before
+ * lsm_wal_recover() attached both, without the writes after the damage.
+ */
+static void pinned_cases(void)
+{
+	static struct model_write w;
+	struct lsm_options big = opts;
+	struct memdev *md = memdev_create(NR_BLOCKS, false);
+	struct lsm_bdev *b = memdev_bdev(md);
+	static u8 buf[LSM_BLOCK_SIZE];
+	struct lsm_super_info si;
+	struct lsm_space space;
+	struct lsm_manifest m;
+	struct lsm_store *st;
+	u64 at[2], seq = 0;
+
+	phase = "pinned cases";
+	big.memtable_bytes = 4 << 20;
+	EXPECT_OK(lsm_store_open(b, &big, LSM_OPEN_FORMAT, &st));
+	for (int i = 0; i < 700; i++) {
+		model_make_write(&w, ++seq, &rng_state);
+		EXPECT_OK(lsm_store_write(st, w.ops, w.n, 0));
+	}
+	EXPECT_OK(lsm_store_close(st));
+	EXPECT_OK(lsm_super_read(b, &si));
+	EXPECT_OK(lsm_space_init(&space, si.nr_blocks));
+	EXPECT_OK(lsm_manifest_load(&m, b, &space, &si));
+	if (m.nr_runs || m.nr_segs < 3)
+		FAIL("pinned: %u runs, %u segments; want 0 and 3 or more",
+		     m.nr_runs, m.nr_segs);
+	at[0] = m.segs[0].start + 1;
+	at[1] = m.segs[m.nr_segs - 1].start;
+	for (u64 j = 0; j < m.segs[m.nr_segs - 1].nr; j++) {
+		struct lsm_block_id id = {
+			.blocknr = m.segs[m.nr_segs - 1].start + j,
+			.store_id = si.store_id,
+			.epoch = m.segs[m.nr_segs - 1].id,
+			.type = LSM_BT_WAL,
+		};
+
+		read_block(b, id.blocknr, buf);
+		if (lsm_block_check(buf, &id))
+			break;
+		at[1] = id.blocknr;
+	}
+	lsm_manifest_destroy(&m);
+	lsm_space_destroy(&space);
+	for (int c = 0; c < 2; c++) {
+		struct memdev *d = memdev_clone(md);
+		const char *msg;
+		int err;
+
+		read_block(memdev_bdev(d), at[c], buf);
+		buf[100] ^= 4;
+		EXPECT_OK(lsm_bdev_write_sync(memdev_bdev(d), at[c], buf, 1, 0));
+		capture_start();
+		err = lsm_store_open(memdev_bdev(d), &big, 0, &st);
+		msg = capture_stop();
+		if (!err)
+			lsm_store_close(st);
+		if (err != -EUCLEAN || !names_block(msg, at[c]))
+			FAIL("pinned: a flip in log block %llu (%s segment): attach %d%s\n%s",
+			     (unsigned long long)at[c], c ? "last" : "first",
+			     err, err ? "" : " (writes lost silently)", msg);
+		memdev_destroy(d);
+	}
+	memdev_destroy(md);
+	printf("test_corrupt: pinned: flips in the first and the last log segment refused\n");
+}
+
+/*
  * Every block in use: a bit flip and a zeroed block; @extra more cases of
  * the other kinds of damage at random blocks.
  */
@@ -883,6 +959,7 @@ int main(int argc, char **argv)
 	shim_ratelimit_burst = 1 << 30;
 	signal(SIGABRT, cap_dump);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pinned_cases();
 	for (unsigned long i = 0; i < images; i++) {
 		struct image img[2];
 
