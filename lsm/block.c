@@ -97,3 +97,26 @@ int lsm_block_check(const void *block, const struct lsm_block_id *id)
 		return -ESTALE;
 	return 0;
 }
+
+/**
+ * lsm_block_damaged() - whether a block that fails its check was damaged
+ *                       rather than never written there
+ * @block: LSM_BLOCK_SIZE bytes as read
+ *
+ * A log or manifest reader takes the first block that fails its check
+ * for the end of what was written there.  A block never written there is
+ * zero, another program's, or a sound block of an earlier use of the
+ * space (another epoch or type); a block with the magic whose checksum
+ * fails was written by a store and then damaged, or torn by a crash, and
+ * is worth a message naming it.
+ *
+ * Context: any.
+ * Return: true if @block has the magic and fails its checksum.
+ */
+bool lsm_block_damaged(const void *block)
+{
+	const struct lsm_block_header *h = block;
+
+	return le32_to_cpu(h->magic) == LSM_MAGIC &&
+	       le32_to_cpu(h->crc) != lsm_block_crc(block);
+}

@@ -77,5 +77,6 @@ struct lsm_block_id {
 u32 lsm_crc32c(u32 crc, const void *buf, size_t len);
 void lsm_block_seal(void *block, const struct lsm_block_id *id, u32 used);
 int lsm_block_check(const void *block, const struct lsm_block_id *id);
+bool lsm_block_damaged(const void *block);
 
 #endif /* _LSM_BLOCK_H */

@@ -41,6 +41,12 @@
  * @manifest_blocks: its length
  * @manifest_id:     its id, the epoch of its blocks
  * @segment_blocks:  blocks of one log segment
+ * @manifest_used:   blocks of the manifest's extent (snapshot and edits)
+ *                   durable when this copy was written; 0: not known
+ *                   (written before the field was)
+ * @durable_seq:     every write up to this sequence number was durable,
+ *                   in runs or the log, when this copy was written;
+ *                   0: not known
  * @reserved:        zero
  */
 struct lsm_super {
@@ -52,7 +58,9 @@ struct lsm_super {
 	__le64 manifest_blocks;
 	__le64 manifest_id;
 	__le32 segment_blocks;
-	__le32 reserved[11];
+	__le32 manifest_used;
+	__le64 durable_seq;
+	__le32 reserved[8];
 };
 
 static_assert(sizeof(struct lsm_super) == 128);

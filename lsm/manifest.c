@@ -310,11 +310,21 @@ static int lsm_manifest_roll(struct lsm_manifest *m, bool old, u64 start,
 	sb.manifest_start = start;
 	sb.manifest_blocks = nr;
 	sb.manifest_id = id;
-	/* PREFLUSH makes the snapshot durable before the pointer to it. */
-	err = lsm_super_write(m->bdev, &sb);
-	if (err)
-		goto fail;
-	m->bytes += LSM_BLOCK_SIZE;
+	sb.manifest_used = snap;
+	/*
+	 * PREFLUSH makes the snapshot durable before the pointer to it.
+	 * Then the other copy too, before the old extent is freed: once
+	 * the old extent may be reused, both copies point at the new one,
+	 * so that attach falling back to the other copy (the current one
+	 * damaged) never reads a freed manifest.  A torn write of either
+	 * leaves a copy pointing at an extent not yet freed.
+	 */
+	for (int copy = 0; copy < LSM_SUPER_COPIES; copy++) {
+		err = lsm_super_write(m->bdev, &sb);
+		if (err)
+			goto fail;
+		m->bytes += LSM_BLOCK_SIZE;
+	}
 	if (old)
 		lsm_space_free(m->space, m->sb->manifest_start,
 			       m->sb->manifest_blocks);
@@ -352,15 +362,17 @@ int lsm_manifest_format(struct lsm_manifest *m, struct lsm_bdev *bdev,
 	err = lsm_space_alloc(space, nr, &start);
 	if (err)
 		return err;
-	/* Both copies: no copy of the device's earlier content can win. */
-	err = lsm_manifest_roll(m, false, start, nr);
-	if (!err)
-		err = lsm_super_write(bdev, sb);
-	return err;
+	/* It writes both copies: no copy of earlier content can win. */
+	return lsm_manifest_roll(m, false, start, nr);
 }
 
+/*
+ * Read block @i of the extent and check it as a block of kind @kind;
+ * @why says what is wrong with it when it returns -EUCLEAN or -ESTALE.
+ */
 static int lsm_manifest_read_block(struct lsm_manifest *m, u64 i, u8 *buf,
-				   u32 kind, unsigned int *nr_recs)
+				   u32 kind, unsigned int *nr_recs,
+				   const char **why)
 {
 	struct lsm_block_id id = {
 		.blocknr = m->sb->manifest_start + i,
@@ -373,17 +385,27 @@ static int lsm_manifest_read_block(struct lsm_manifest *m, u64 i, u8 *buf,
 	int err;
 
 	err = m->bdev->ops->read(m->bdev, id.blocknr, buf, 1);
-	if (err)
+	if (err) {
+		*why = "cannot be read";
 		return err;
+	}
 	err = lsm_block_check(buf, &id);
-	if (err)
+	if (err) {
+		*why = err == -ESTALE ?
+		       "is stale or misplaced (another manifest, place or type)" :
+		       lsm_block_damaged(buf) ?
+		       "is damaged (checksum mismatch)" :
+		       "is not a block of this store (magic, store or version)";
 		return err;
+	}
 	n = le32_to_cpu(mb->nr_recs);
 	if (le32_to_cpu(mb->kind) != kind || !n || n > LSM_MREC_PER_BLOCK ||
 	    le32_to_cpu(mb->hdr.used) != sizeof(*mb) + n *
 	    sizeof(struct lsm_mrec) || !le32_to_cpu(mb->snap_blocks) ||
-	    le32_to_cpu(mb->snap_blocks) > m->sb->manifest_blocks)
+	    le32_to_cpu(mb->snap_blocks) > m->sb->manifest_blocks) {
+		*why = "has fields out of range";
 		return -EUCLEAN;
+	}
 	*nr_recs = n;
 	return 0;
 }
@@ -403,6 +425,53 @@ static int lsm_manifest_apply_block(struct lsm_manifest *m, const u8 *buf,
 	return 0;
 }
 
+/*
+ * Edit block @i failed its check (@why): the end of the edit log, or
+ * damage?  Each edit is written alone with FUA and durable before the
+ * next is written, so a block that fails ends the log only if no edit
+ * was ever written after it: not one the superblock counted as durable
+ * (manifest_used), and no later block may pass.  What cannot be told
+ * apart is damage to the last edit written since the last superblock
+ * from a crash during its write.  Returns 0 at the end of the log,
+ * -EUCLEAN (with a message) for damage, or a read's error.
+ */
+static int lsm_manifest_edits_end(struct lsm_manifest *m, u64 i, u8 *buf,
+				  const char *why)
+{
+	u64 at = m->sb->manifest_start + i;
+	bool damaged = lsm_block_damaged(buf);
+	const char *later;
+	unsigned int n;
+	int err;
+
+	if (i < m->sb->manifest_used) {
+		pr_err("lsm: %s: manifest %llu: edit block %llu %s, but the superblock counts %llu blocks of the manifest durable\n",
+		       m->bdev->name, (unsigned long long)m->sb->manifest_id,
+		       (unsigned long long)at, why,
+		       (unsigned long long)m->sb->manifest_used);
+		return -EUCLEAN;
+	}
+	for (u64 j = i + 1; j < m->sb->manifest_blocks; j++) {
+		err = lsm_manifest_read_block(m, j, buf, LSM_MB_EDIT, &n,
+					      &later);
+		if (!err) {
+			pr_err("lsm: %s: manifest %llu: edit block %llu %s, but block %llu after it is a sound edit\n",
+			       m->bdev->name,
+			       (unsigned long long)m->sb->manifest_id,
+			       (unsigned long long)at, why,
+			       (unsigned long long)(m->sb->manifest_start + j));
+			return -EUCLEAN;
+		}
+		if (err != -EUCLEAN && err != -ESTALE)
+			return err;
+	}
+	if (damaged)
+		pr_warn("lsm: %s: manifest %llu: edit block %llu %s: torn by a crash, or damaged; the manifest ends before it\n",
+			m->bdev->name, (unsigned long long)m->sb->manifest_id,
+			(unsigned long long)at, why);
+	return 0;
+}
+
 /**
  * lsm_manifest_load() - read the manifest the superblock points at, and
  *                       mark everything it records as used in @space
@@ -411,17 +480,23 @@ static int lsm_manifest_apply_block(struct lsm_manifest *m, const u8 *buf,
  * @space: the store's space, only superblocks reserved
  * @sb:    the current superblock
  *
+ * The snapshot must pass whole; the edits after it are read up to the
+ * first block that fails, which must be the end of what was ever written
+ * (lsm_manifest_edits_end()).
+ *
  * Context: process context, may sleep.
- * Return: 0; -EUCLEAN for a snapshot that does not pass, a record that
- * makes no sense, or extents that overlap or leave the store (a message
- * says which); -ENOMEM; the device's errno.
+ * Return: 0; -EUCLEAN for a snapshot block that does not pass, an edit
+ * block that does not pass before one that does or before the
+ * superblock's count of durable blocks, a record that makes no sense,
+ * or extents that overlap or leave the store (a message names the block
+ * or the problem); -ENOMEM; the device's errno.
  */
 int lsm_manifest_load(struct lsm_manifest *m, struct lsm_bdev *bdev,
 		      struct lsm_space *space, struct lsm_super_info *sb)
 {
 	u8 *buf;
 	unsigned int n;
-	const char *what = "manifest snapshot does not pass its check";
+	const char *what = NULL, *why;
 	u64 i;
 	int err;
 
@@ -433,32 +508,38 @@ int lsm_manifest_load(struct lsm_manifest *m, struct lsm_bdev *bdev,
 	if (!buf)
 		return -ENOMEM;
 	for (i = 0; !i || i < m->snap_blocks; i++) {
-		err = lsm_manifest_read_block(m, i, buf, LSM_MB_SNAPSHOT, &n);
+		err = lsm_manifest_read_block(m, i, buf, LSM_MB_SNAPSHOT, &n,
+					      &why);
 		if (err == -ESTALE)
 			err = -EUCLEAN;
-		if (err)
+		if (err) {
+			what = why;
 			goto fail;
+		}
 		if (!i)
 			m->snap_blocks = le32_to_cpu(((struct lsm_manifest_block
 						       *)buf)->snap_blocks);
-		what = "manifest snapshot record makes no sense";
+		what = "has a record that makes no sense";
 		err = lsm_manifest_apply_block(m, buf, n);
 		if (err)
 			goto fail;
 	}
 	for (; i < sb->manifest_blocks; i++) {
-		err = lsm_manifest_read_block(m, i, buf, LSM_MB_EDIT, &n);
-		if (err == -EUCLEAN || err == -ESTALE)
-			break;		/* the end of the edit log */
+		err = lsm_manifest_read_block(m, i, buf, LSM_MB_EDIT, &n, &why);
+		if (err == -EUCLEAN || err == -ESTALE) {
+			err = lsm_manifest_edits_end(m, i, buf, why);
+			if (err)
+				goto fail_quiet;
+			break;
+		}
 		if (err)
 			goto fail;
-		what = "manifest edit record makes no sense";
+		what = "has a record that makes no sense";
 		err = lsm_manifest_apply_block(m, buf, n);
 		if (err)
 			goto fail;
 	}
 	m->next_block = i;
-	what = "manifest records overlapping or outside extents";
 	err = lsm_space_reserve(space, sb->manifest_start, sb->manifest_blocks);
 	for (i = 0; !err && i < m->nr_runs; i++)
 		err = lsm_space_reserve(space, m->runs[i].first_block,
@@ -466,15 +547,50 @@ int lsm_manifest_load(struct lsm_manifest *m, struct lsm_bdev *bdev,
 	for (i = 0; !err && i < m->nr_segs; i++)
 		err = lsm_space_reserve(space, m->segs[i].start,
 					m->segs[i].nr);
-	if (err)
-		goto fail;
+	if (err) {
+		if (err == -EUCLEAN)
+			pr_err("lsm: %s: manifest %llu records overlapping or outside extents\n",
+			       bdev->name, (unsigned long long)sb->manifest_id);
+		goto fail_quiet;
+	}
 	kfree(buf);
 	return 0;
 fail:
 	if (err == -EUCLEAN)
-		pr_err("lsm: %s: %s\n", bdev->name, what);
+		pr_err("lsm: %s: manifest %llu: %s block %llu %s\n", bdev->name,
+		       (unsigned long long)sb->manifest_id,
+		       i < m->snap_blocks || !i ? "snapshot" : "edit",
+		       (unsigned long long)(sb->manifest_start + i), what);
+fail_quiet:
 	kfree(buf);
 	lsm_manifest_destroy(m);
+	return err;
+}
+
+/**
+ * lsm_manifest_write_super() - write the next superblock, counting the
+ *                              manifest's blocks written so far durable
+ * @m:           the manifest; its superblock's other fields (flags) as
+ *               the caller wants them written
+ * @durable_seq: every write up to it is durable now, in runs or the log
+ *
+ * Attach then refuses a manifest whose edit log ends before that count
+ * (lsm_manifest_edits_end()), and a log that ends before @durable_seq
+ * (lsm_wal_recover()).  A roll-over's superblocks carry the last value
+ * written: still true, if not the latest.
+ *
+ * Context: process context, may sleep; callers serialize.
+ * Return: 0, -ENOMEM, or the device's errno.
+ */
+int lsm_manifest_write_super(struct lsm_manifest *m, u64 durable_seq)
+{
+	int err;
+
+	m->sb->manifest_used = m->next_block;
+	m->sb->durable_seq = durable_seq;
+	err = lsm_super_write(m->bdev, m->sb);
+	if (!err)
+		m->bytes += LSM_BLOCK_SIZE;
 	return err;
 }
 
@@ -595,8 +711,8 @@ static void lsm_use_add(struct lsm_extent_use *u, unsigned int *n, u64 start,
  * Every extent it records lies inside the store and overlaps no other nor
  * the superblocks, the space in use is exactly those extents and the
  * superblocks, log segments start at increasing sequence numbers, ids
- * are below next_id, and the runs of a level other than 0 do not overlap
- * in keys.
+ * are below next_id, runs have a size a run can have, and the runs of a
+ * level other than 0 do not overlap in keys.
  *
  * Context: process context, may sleep; callers serialize with changes.
  * Return: 0, -EUCLEAN naming the broken invariant in a message, -ENOMEM.
@@ -621,6 +737,9 @@ int lsm_manifest_check(struct lsm_manifest *m, u64 unrecorded)
 			what = "run id not below next_id";
 		if (r->level >= LSM_LEVELS || r->first_key > r->last_key)
 			what = "run level or key range out of range";
+		if (r->nr_blocks < LSM_RUN_MIN_BLOCKS ||
+		    r->nr_blocks > U32_MAX)
+			what = "run extent of a size no run has";
 		/* Quadratic, for a check: a store has tens of runs. */
 		for (unsigned int j = 0; r->level && j < i; j++)
 			if (m->runs[j].level == r->level &&

@@ -76,6 +76,7 @@ int lsm_manifest_format(struct lsm_manifest *m, struct lsm_bdev *bdev,
 int lsm_manifest_load(struct lsm_manifest *m, struct lsm_bdev *bdev,
 		      struct lsm_space *space, struct lsm_super_info *sb);
 void lsm_manifest_destroy(struct lsm_manifest *m);
+int lsm_manifest_write_super(struct lsm_manifest *m, u64 durable_seq);
 u64 lsm_manifest_new_id(struct lsm_manifest *m);
 
 void lsm_edit_run_add(struct lsm_edit *e, const struct lsm_run_info *run);

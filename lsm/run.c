@@ -832,7 +832,7 @@ int lsm_run_write(struct lsm_bdev *bdev, u64 store_id,
 	u64 h;
 	int err, drain_err;
 
-	if (info->nr_blocks < 3 || info->nr_blocks > U32_MAX ||
+	if (info->nr_blocks < LSM_RUN_MIN_BLOCKS || info->nr_blocks > U32_MAX ||
 	    info->first_block > bdev->nr_blocks ||
 	    bdev->nr_blocks - info->first_block < info->nr_blocks)
 		return -EINVAL;
@@ -1173,7 +1173,7 @@ int lsm_run_open(struct lsm_bdev *bdev, u64 store_id,
 	u32 index_blocks, filter_blocks, bloom_blocks, index_off;
 	int err;
 
-	if (info->nr_blocks < 3 || info->nr_blocks > U32_MAX ||
+	if (info->nr_blocks < LSM_RUN_MIN_BLOCKS || info->nr_blocks > U32_MAX ||
 	    info->first_block > bdev->nr_blocks ||
 	    bdev->nr_blocks - info->first_block < info->nr_blocks)
 		return -EINVAL;

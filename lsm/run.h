@@ -54,6 +54,9 @@ struct lsm_run_source {
 
 struct lsm_run;
 
+/* The fewest blocks a run takes: a data block, an index block, a footer. */
+#define LSM_RUN_MIN_BLOCKS	3
+
 /* The exact number of blocks a run of @src takes. */
 int lsm_run_size(struct lsm_run_source *src, u64 *nr_blocks);
 /*

@@ -716,28 +716,11 @@ fail:
 static int lsm_store_replay(struct lsm_store *st)
 {
 	struct lsm_replay r = { .st = st };
-	u64 expect = st->m.nr_segs ? st->m.segs[0].first_seq : 0;
-	int err;
 
-	for (unsigned int i = 0; i < st->m.nr_segs; i++) {
-		/*
-		 * A run may hold records the log never got to write (its
-		 * tail was in memory when the manifest recorded the run):
-		 * after such a crash the next segment starts past the gap,
-		 * at persisted_seq + 1, and must still be replayed.
-		 */
-		if (st->m.segs[i].first_seq > expect &&
-		    st->m.segs[i].first_seq <= st->m.persisted_seq + 1)
-			expect = st->m.segs[i].first_seq;
-		if (st->m.segs[i].first_seq != expect)
-			break;		/* an earlier segment ended early */
-		err = lsm_wal_replay(st->bdev, st->sb.store_id, &st->m.segs[i],
-				     &expect, lsm_store_replay_apply, &r);
-		if (err)
-			return err;
-	}
-	st->next_seq = max(expect, st->m.persisted_seq + 1);
-	return 0;
+	return lsm_wal_recover(st->bdev, st->sb.store_id, st->m.segs,
+			       st->m.nr_segs, st->m.persisted_seq,
+			       st->sb.durable_seq, &st->next_seq,
+			       lsm_store_replay_apply, &r);
 }
 
 static int lsm_store_format(struct lsm_store *st)
@@ -885,7 +868,8 @@ int lsm_store_open(struct lsm_bdev *bdev, const struct lsm_options *opt,
 	if (!err) {
 		mutex_lock(&st->manifest_mutex);
 		st->sb.flags &= ~LSM_SUPER_CLEAN;
-		err = lsm_super_write(bdev, &st->sb);
+		/* What replay recovered was durable (read from the device). */
+		err = lsm_manifest_write_super(&st->m, st->next_seq - 1);
 		mutex_unlock(&st->manifest_mutex);
 	}
 	if (err)
@@ -947,7 +931,7 @@ int lsm_store_close(struct lsm_store *st)
 	if (!err) {
 		mutex_lock(&st->manifest_mutex);
 		st->sb.flags |= LSM_SUPER_CLEAN;
-		err = lsm_super_write(st->bdev, &st->sb);
+		err = lsm_manifest_write_super(&st->m, st->next_seq - 1);
 		mutex_unlock(&st->manifest_mutex);
 		if (err) {
 			lsm_store_fail(st, err);

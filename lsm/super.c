@@ -60,6 +60,8 @@ static enum lsm_super_fault lsm_super_parse(const void *block, u64 blocknr,
 	si->manifest_blocks = le64_to_cpu(s->manifest_blocks);
 	si->manifest_id = le64_to_cpu(s->manifest_id);
 	si->segment_blocks = le32_to_cpu(s->segment_blocks);
+	si->manifest_used = le32_to_cpu(s->manifest_used);
+	si->durable_seq = le64_to_cpu(s->durable_seq);
 	if (si->generation % LSM_SUPER_COPIES != blocknr ||
 	    si->nr_blocks < LSM_MIN_BLOCKS ||
 	    si->segment_blocks < LSM_SEGMENT_MIN_BLOCKS ||
@@ -67,7 +69,8 @@ static enum lsm_super_fault lsm_super_parse(const void *block, u64 blocknr,
 	    !si->manifest_blocks ||
 	    si->manifest_start < LSM_SUPER_COPIES ||
 	    si->manifest_start >= si->nr_blocks ||
-	    si->manifest_blocks > si->nr_blocks - si->manifest_start)
+	    si->manifest_blocks > si->nr_blocks - si->manifest_start ||
+	    si->manifest_used > si->manifest_blocks)
 		return LSM_SF_FIELDS;
 	return LSM_SF_NONE;
 }
@@ -108,10 +111,23 @@ int lsm_super_read(struct lsm_bdev *bdev, struct lsm_super_info *si)
 		/* The more telling of the two faults. */
 		enum lsm_super_fault f = max(fault[0], fault[1]);
 
-		pr_err("lsm: %s: %s\n", bdev->name, lsm_super_faults[f]);
+		pr_err("lsm: %s: %s (block 0: %s; block 1: %s)\n", bdev->name,
+		       lsm_super_faults[f], lsm_super_faults[fault[0]],
+		       lsm_super_faults[fault[1]]);
 		err = -EUCLEAN;
 		goto out;
 	}
+	/*
+	 * The other copy points at the same manifest (both are written at
+	 * each roll-over) unless a roll-over was cut short, when it points
+	 * at the older extent, not yet freed: either serves.  Its fault is
+	 * a torn superblock write or damage; the next superblock written
+	 * goes to its block.
+	 */
+	if (fault[!best] != LSM_SF_NONE)
+		pr_warn("lsm: %s: superblock block %d: %s; using block %d (generation %llu)\n",
+			bdev->name, !best, lsm_super_faults[fault[!best]],
+			best, (unsigned long long)copy[best].generation);
 	*si = copy[best];
 	if (si->nr_blocks > bdev->nr_blocks) {
 		pr_err("lsm: %s: device of %llu blocks is smaller than its store of %llu\n",
@@ -157,6 +173,8 @@ int lsm_super_write(struct lsm_bdev *bdev, struct lsm_super_info *si)
 	s->manifest_blocks = cpu_to_le64(si->manifest_blocks);
 	s->manifest_id = cpu_to_le64(si->manifest_id);
 	s->segment_blocks = cpu_to_le32(si->segment_blocks);
+	s->manifest_used = cpu_to_le32(si->manifest_used);
+	s->durable_seq = cpu_to_le64(si->durable_seq);
 	lsm_block_seal(s, &id, sizeof(*s));
 	err = lsm_bdev_write_sync(bdev, id.blocknr, s, 1,
 				  LSM_IO_PREFLUSH | LSM_IO_FUA);

@@ -19,6 +19,8 @@
  * @manifest_blocks: its length
  * @manifest_id:     its id
  * @segment_blocks:  blocks of a log segment
+ * @manifest_used:   blocks of the manifest durable when it was written
+ * @durable_seq:     writes durable, in runs or the log, when it was written
  */
 struct lsm_super_info {
 	u64 store_id;
@@ -29,6 +31,8 @@ struct lsm_super_info {
 	u64 manifest_blocks;
 	u64 manifest_id;
 	u32 segment_blocks;
+	u64 manifest_used;
+	u64 durable_seq;
 };
 
 int lsm_super_read(struct lsm_bdev *bdev, struct lsm_super_info *si);

@@ -10,6 +10,7 @@
 #include <asm/byteorder.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/printk.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "block.h"
@@ -208,7 +209,10 @@ int lsm_wal_seal(struct lsm_wal *w)
 	return lsm_wal_write_block(w);
 }
 
-/* One record from @p (@len bytes left in the stream); 0 if it is right. */
+/*
+ * One record from @p (@len bytes left in the stream); 0 if it is right,
+ * -ENODATA if it is not, -E2BIG if the stream ends inside it.
+ */
 static int lsm_wal_parse(const u8 *p, size_t len, u64 epoch, u64 seq,
 			 struct lsm_op **opsp, unsigned int *cap,
 			 unsigned int *np, size_t *bytesp)
@@ -220,13 +224,15 @@ static int lsm_wal_parse(const u8 *p, size_t len, u64 epoch, u64 seq,
 
 	/* Records are packed, not aligned: copy each head out. */
 	if (len < sizeof(rec))
-		return -ENODATA;
+		return -E2BIG;
 	memcpy(&rec, p, sizeof(rec));
 	bytes = le32_to_cpu(rec.bytes);
 	n = le32_to_cpu(rec.nr_ops);
-	if (bytes < sizeof(rec) + sizeof(struct lsm_wal_op) || bytes > len ||
+	if (bytes < sizeof(rec) + sizeof(struct lsm_wal_op) ||
 	    !n || n > (bytes - sizeof(rec)) / sizeof(struct lsm_wal_op))
 		return -ENODATA;
+	if (bytes > len)
+		return -E2BIG;
 	head = rec;
 	head.crc = 0;
 	crc = lsm_crc32c(~0U, &head, sizeof(head));
@@ -272,46 +278,32 @@ static int lsm_wal_parse(const u8 *p, size_t len, u64 epoch, u64 seq,
 	return 0;
 }
 
-/**
- * lsm_wal_replay() - hand the records of a segment to @apply, in order
- * @bdev:     the device
- * @store_id: the store's
- * @seg:      the segment
- * @next_seq: the sequence number the first record must carry; on return
- *            the one after the last record handed over
- * @apply:    called with each record's sequence number and operations
- *            (values valid during the call only); a nonzero return
- *            stops the replay with that error
- * @priv:     for @apply
- *
- * Stops at the first block that fails its check and at the first record
- * that is incomplete, fails its checksum, names another segment or does
- * not carry the next sequence number: that is the end of the segment's
- * log, and what follows is never looked at.
- *
- * Context: process context, may sleep.
- * Return: 0 at the end of the segment's log; -ENOMEM, the device's
- * errno, or @apply's.
- */
-int lsm_wal_replay(struct lsm_bdev *bdev, u64 store_id,
-		   const struct lsm_wal_seg *seg, u64 *next_seq,
-		   lsm_wal_apply_t apply, void *priv)
+/* Read the blocks of @seg that pass into one stream; where they stop. */
+static int lsm_wal_read_stream(struct lsm_bdev *bdev, u64 store_id,
+			       const struct lsm_wal_seg *seg, u8 **streamp,
+			       size_t *lenp, u32 **endsp, u64 *nrp,
+			       struct lsm_wal_end *end)
 {
 	struct lsm_block_id id = {
 		.store_id = store_id,
 		.epoch = seg->id,
 		.type = LSM_BT_WAL,
 	};
-	struct lsm_op *ops = NULL;
-	unsigned int cap = 0, n;
-	size_t len = 0, size = 0, at = 0, bytes;
+	size_t len = 0, size = 0;
 	u8 *stream = NULL, *block;
+	u32 *ends;
 	u64 nr;
 	int err = 0;
 
+	end->kind = LSM_WAL_END_FULL;
+	end->block = seg->start + seg->nr;
 	block = kmalloc(LSM_BLOCK_SIZE, GFP_KERNEL);
-	if (!block)
-		return -ENOMEM;
+	/* Where each block's bytes end in the stream, to name a record's. */
+	ends = kvcalloc(seg->nr, sizeof(*ends), GFP_KERNEL);
+	if (!block || !ends) {
+		err = -ENOMEM;
+		goto out;
+	}
 	/* The stream grows by doubling: most segments are read short. */
 	for (nr = 0; nr < seg->nr; nr++) {
 		u32 used;
@@ -320,8 +312,12 @@ int lsm_wal_replay(struct lsm_bdev *bdev, u64 store_id,
 		err = bdev->ops->read(bdev, id.blocknr, block, 1);
 		if (err)
 			goto out;
-		if (lsm_block_check(block, &id))
+		if (lsm_block_check(block, &id)) {
+			end->kind = lsm_block_damaged(block) ?
+				    LSM_WAL_END_DAMAGED : LSM_WAL_END_BLOCK;
+			end->block = id.blocknr;
 			break;
+		}
 		used = le32_to_cpu(((struct lsm_block_header *)block)->used);
 		if (len + LSM_BLOCK_BODY > size) {
 			size_t ncap = max_t(size_t, 4 * LSM_BLOCK_BODY,
@@ -340,11 +336,73 @@ int lsm_wal_replay(struct lsm_bdev *bdev, u64 store_id,
 		}
 		memcpy(stream + len, block + HDR, used - HDR);
 		len += used - HDR;
+		ends[nr] = len;
 	}
+	*nrp = nr;
+out:
+	kfree(block);
+	if (err) {
+		kvfree(stream);
+		kvfree(ends);
+		return err;
+	}
+	*streamp = stream;
+	*lenp = len;
+	*endsp = ends;
+	return 0;
+}
+
+/**
+ * lsm_wal_replay() - hand the records of a segment to @apply, in order
+ * @bdev:     the device
+ * @store_id: the store's
+ * @seg:      the segment
+ * @next_seq: the sequence number the first record must carry; on return
+ *            the one after the last record handed over
+ * @apply:    called with each record's sequence number and operations
+ *            (values valid during the call only); a nonzero return
+ *            stops the replay with that error
+ * @priv:     for @apply
+ * @end:      on return, where and why the segment's log ended
+ *
+ * Stops at the first block that fails its check and at the first record
+ * that is incomplete, fails its checksum, names another segment or does
+ * not carry the next sequence number: that is the end of the segment's
+ * log, and what follows is never looked at.
+ *
+ * Context: process context, may sleep.
+ * Return: 0 at the end of the segment's log; -ENOMEM, the device's
+ * errno, or @apply's.
+ */
+int lsm_wal_replay(struct lsm_bdev *bdev, u64 store_id,
+		   const struct lsm_wal_seg *seg, u64 *next_seq,
+		   lsm_wal_apply_t apply, void *priv, struct lsm_wal_end *end)
+{
+	struct lsm_op *ops = NULL;
+	unsigned int cap = 0, n;
+	size_t len, at = 0, bytes;
+	u8 *stream;
+	u32 *ends;
+	u64 nr, b = 0;
+	int err;
+
+	err = lsm_wal_read_stream(bdev, store_id, seg, &stream, &len, &ends,
+				  &nr, end);
+	if (err)
+		return err;
 	while (at < len) {
 		err = lsm_wal_parse(stream + at, len - at, seg->id, *next_seq,
 				    &ops, &cap, &n, &bytes);
+		if (err == -E2BIG) {
+			/* Its rest was in the block that ended the stream. */
+			err = 0;
+			break;
+		}
 		if (err == -ENODATA) {
+			while (b < nr && ends[b] <= at)
+				b++;
+			end->kind = LSM_WAL_END_RECORD;
+			end->block = seg->start + b;
 			err = 0;
 			break;
 		}
@@ -358,7 +416,142 @@ int lsm_wal_replay(struct lsm_bdev *bdev, u64 store_id,
 	}
 out:
 	kvfree(ops);
-	kfree(block);
 	kvfree(stream);
+	kvfree(ends);
 	return err;
+}
+
+static const char *const lsm_wal_end_why[] = {
+	[LSM_WAL_END_FULL] = "is past the segment's end",
+	[LSM_WAL_END_BLOCK] =
+		"is not a block of the segment (never written, or left from earlier use)",
+	[LSM_WAL_END_DAMAGED] = "is damaged (checksum mismatch) or torn",
+	[LSM_WAL_END_RECORD] = "holds a record that does not pass",
+};
+
+/* Hands the records after persisted_seq on to the caller's @apply. */
+struct lsm_wal_recovery {
+	lsm_wal_apply_t apply;
+	void *priv;
+	u64 persisted_seq;
+};
+
+static int lsm_wal_recover_apply(void *priv, u64 seq, const struct lsm_op *ops,
+				 unsigned int n)
+{
+	struct lsm_wal_recovery *r = priv;
+
+	return seq <= r->persisted_seq ? 0 : r->apply(r->priv, seq, ops, n);
+}
+
+/*
+ * The log of @seg ended at @end before write @seq, which was durable
+ * (@because says how that is known): damage, refused.
+ */
+static int lsm_wal_refuse(struct lsm_bdev *bdev, const struct lsm_wal_seg *seg,
+			  const struct lsm_wal_end *end, u64 seq,
+			  const char *because, u64 what)
+{
+	if (!seg) {
+		pr_err("lsm: %s: no log segment, but %s %llu\n", bdev->name,
+		       because, (unsigned long long)what);
+		return -EUCLEAN;
+	}
+	pr_err("lsm: %s: log segment %llu: block %llu %s: the log ends before seq %llu, but %s %llu\n",
+	       bdev->name, (unsigned long long)seg->id,
+	       (unsigned long long)end->block, lsm_wal_end_why[end->kind],
+	       (unsigned long long)seq, because, (unsigned long long)what);
+	return -EUCLEAN;
+}
+
+/**
+ * lsm_wal_recover() - replay the log, checking that it holds every write
+ *                     known to have been durable
+ * @bdev:          the device
+ * @store_id:      the store's
+ * @segs:          the live segments in log order, as the manifest has them
+ * @nr:            how many
+ * @persisted_seq: every write up to it is in runs: replayed and checked,
+ *                 but not handed to @apply
+ * @durable_seq:   every write up to it was durable, in runs or in the
+ *                 log, when the superblock was written (0: not known)
+ * @next_seq:      on return, the sequence number of the next write: one
+ *                 past the last recovered, at least @persisted_seq + 1
+ * @apply:         as for lsm_wal_replay(), for the writes after
+ *                 @persisted_seq, in order
+ * @priv:          for @apply
+ *
+ * Each segment is replayed to the end of its log (lsm_wal_replay()).
+ * Where a log ends is a crash's tail, or damage: a segment's log must
+ * reach the sequence number the next segment begins at, unless the
+ * writes between are all in runs (a crash lost the log's last block
+ * after a run took its writes), since a segment is recorded only after
+ * the one before it was sealed and flushed; and the log must reach
+ * @durable_seq, unless runs hold it.  Otherwise a write that was durable
+ * is gone: -EUCLEAN, with a message naming the block where the log
+ * ended.  What cannot be told from a crash is damage in the last
+ * segment after @durable_seq (Documentation/lsm.rst, "Corruption
+ * policy").
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EUCLEAN as above; -ENOMEM, the device's errno, or @apply's.
+ */
+int lsm_wal_recover(struct lsm_bdev *bdev, u64 store_id,
+		    const struct lsm_wal_seg *segs, unsigned int nr,
+		    u64 persisted_seq, u64 durable_seq, u64 *next_seq,
+		    lsm_wal_apply_t apply, void *priv)
+{
+	struct lsm_wal_recovery r = { apply, priv, persisted_seq };
+	struct lsm_wal_end end = { 0 };
+	const struct lsm_wal_seg *prev = NULL;
+	u64 expect = nr ? segs[0].first_seq : persisted_seq + 1;
+	int err;
+
+	if (nr && segs[0].first_seq > persisted_seq + 1) {
+		pr_err("lsm: %s: log segment %llu begins at seq %llu, but runs hold writes only up to %llu\n",
+		       bdev->name, (unsigned long long)segs[0].id,
+		       (unsigned long long)segs[0].first_seq,
+		       (unsigned long long)persisted_seq);
+		return -EUCLEAN;
+	}
+	for (unsigned int i = 0; i < nr; i++) {
+		const struct lsm_wal_seg *seg = &segs[i];
+
+		if (seg->first_seq != expect) {
+			if (seg->first_seq < expect ||
+			    seg->first_seq > persisted_seq + 1)
+				return lsm_wal_refuse(bdev, prev, &end, expect,
+						      "the next segment begins at seq",
+						      seg->first_seq);
+			pr_info("lsm: %s: log segment %llu: block %llu %s: the log ends before seq %llu; segment %llu begins at seq %llu, and the writes between are in runs\n",
+				bdev->name, (unsigned long long)prev->id,
+				(unsigned long long)end.block,
+				lsm_wal_end_why[end.kind],
+				(unsigned long long)expect,
+				(unsigned long long)seg->id,
+				(unsigned long long)seg->first_seq);
+			expect = seg->first_seq;
+		} else if (prev && end.kind == LSM_WAL_END_DAMAGED) {
+			pr_warn("lsm: %s: log segment %llu: block %llu %s, after the segment's last write\n",
+				bdev->name, (unsigned long long)prev->id,
+				(unsigned long long)end.block,
+				lsm_wal_end_why[end.kind]);
+		}
+		err = lsm_wal_replay(bdev, store_id, seg, &expect,
+				     lsm_wal_recover_apply, &r, &end);
+		if (err)
+			return err;
+		prev = seg;
+	}
+	if (durable_seq > persisted_seq && expect <= durable_seq)
+		return lsm_wal_refuse(bdev, prev, &end, expect,
+				      "the superblock says writes were durable up to",
+				      durable_seq);
+	if (prev && end.kind == LSM_WAL_END_DAMAGED)
+		pr_warn("lsm: %s: log segment %llu: block %llu %s: the log ends there (seq %llu), as after a crash\n",
+			bdev->name, (unsigned long long)prev->id,
+			(unsigned long long)end.block,
+			lsm_wal_end_why[end.kind], (unsigned long long)expect - 1);
+	*next_seq = max(expect, persisted_seq + 1);
+	return 0;
 }

@@ -49,6 +49,26 @@ struct lsm_wal {
 typedef int (*lsm_wal_apply_t)(void *priv, u64 seq, const struct lsm_op *ops,
 			       unsigned int n);
 
+/* Why the log of a segment ended where it did (struct lsm_wal_end). */
+enum lsm_wal_end_kind {
+	LSM_WAL_END_FULL,	/* every block of the segment was read */
+	LSM_WAL_END_BLOCK,	/* a block not of the segment: never written */
+	LSM_WAL_END_DAMAGED,	/* a store's block failing its checksum */
+	LSM_WAL_END_RECORD,	/* a record that does not pass, in sound blocks */
+};
+
+/**
+ * struct lsm_wal_end - where the log of a segment ended in a replay
+ * @block: the device block: the one that failed its check, or that holds
+ *         the start of the record that did not pass; one past the
+ *         segment for LSM_WAL_END_FULL
+ * @kind:  enum lsm_wal_end_kind
+ */
+struct lsm_wal_end {
+	u64 block;
+	enum lsm_wal_end_kind kind;
+};
+
 int lsm_wal_init(struct lsm_wal *w, struct lsm_bdev *bdev, u64 store_id);
 void lsm_wal_destroy(struct lsm_wal *w);
 void lsm_wal_begin(struct lsm_wal *w, const struct lsm_wal_seg *seg);
@@ -59,6 +79,10 @@ int lsm_wal_append(struct lsm_wal *w, u64 seq, const struct lsm_op *ops,
 int lsm_wal_seal(struct lsm_wal *w);
 int lsm_wal_replay(struct lsm_bdev *bdev, u64 store_id,
 		   const struct lsm_wal_seg *seg, u64 *next_seq,
-		   lsm_wal_apply_t apply, void *priv);
+		   lsm_wal_apply_t apply, void *priv, struct lsm_wal_end *end);
+int lsm_wal_recover(struct lsm_bdev *bdev, u64 store_id,
+		    const struct lsm_wal_seg *segs, unsigned int nr,
+		    u64 persisted_seq, u64 durable_seq, u64 *next_seq,
+		    lsm_wal_apply_t apply, void *priv);
 
 #endif /* _LSM_WAL_H */

@@ -5,7 +5,8 @@
 #  1. sl_lsm.ko and what it needs (guest-lib.sh's lsm_load).
 #  2. The kselftests of /dev/sl_lsm (selftests/lsm) on the scratch disk
 #     whose virtio serial is "sllsm", and the too-small refusal on the one
-#     whose serial is "sllsmsmall".
+#     whose serial is "sllsmsmall"; lsm_corrupt_test damages blocks of
+#     each kind of a detached store there and attaches again.
 #  3. lsm_bench_dev (make bench-lsm-vm's driver) on a few thousand keys:
 #     each workload must report its ops/s, and readrandom find every key.
 #  4. selftests/lsm/lsm_lifecycle.sh: slctl lsm, the module reference of
@@ -36,7 +37,7 @@ if prev=$(disk_by_serial sllsmprev); then
 	took "the read back after a reboot"
 fi
 
-for t in lsm_ioctl_test lsm_badinput_test lsm_concurrency_test; do
+for t in lsm_ioctl_test lsm_badinput_test lsm_concurrency_test lsm_corrupt_test; do
 	echo "guest: running lsm/$t on $disk"
 	SL_LSM_DISK=$disk SL_LSM_SMALL_DISK=$small "$tests/$t"
 	case $? in

@@ -72,7 +72,6 @@ int logstore_open(struct logstore *ls, struct lsm_bdev *bdev,
 		  lsm_wal_apply_t apply, void *priv)
 {
 	struct replay_ctx c = { ls, apply, priv };
-	u64 expect;
 	int err;
 
 	memset(ls, 0, sizeof(*ls));
@@ -89,16 +88,11 @@ int logstore_open(struct logstore *ls, struct lsm_bdev *bdev,
 	err = lsm_manifest_check(&ls->m, 0);
 	if (err)
 		goto fail_manifest;
-	expect = ls->m.nr_segs ? ls->m.segs[0].first_seq : 0;
-	for (unsigned int i = 0; i < ls->m.nr_segs; i++) {
-		if (ls->m.segs[i].first_seq != expect)
-			break;
-		err = lsm_wal_replay(bdev, ls->sb.store_id, &ls->m.segs[i],
-				     &expect, logstore_apply, &c);
-		if (err)
-			goto fail_manifest;
-	}
-	ls->next_seq = max(expect, ls->m.persisted_seq + 1);
+	err = lsm_wal_recover(bdev, ls->sb.store_id, ls->m.segs, ls->m.nr_segs,
+			      ls->m.persisted_seq, ls->sb.durable_seq,
+			      &ls->next_seq, logstore_apply, &c);
+	if (err)
+		goto fail_manifest;
 	err = lsm_wal_init(&ls->wal, bdev, ls->sb.store_id);
 	if (err)
 		goto fail_manifest;

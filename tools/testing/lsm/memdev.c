@@ -36,7 +36,10 @@ struct memdev {
 	struct mevent *ev;
 	u64 nr_ev, cap_ev;
 	u64 fail_after;		/* 0: never; else ops left + 1 */
-	u64 writes, flushes;
+	unsigned int io_how;	/* memdev_fail_io(): MEMDEV_IO_* */
+	u64 io_skip, io_count, io_failed;
+	u64 writes, flushes, reads;
+	u64 *block_reads;	/* memdev_count_reads(): per block, or NULL */
 	unsigned int flush_us;
 	/* Held flushes (memdev_hold_flushes()), under @lock. */
 	bool hold;
@@ -98,6 +101,24 @@ static u64 rng_next(u64 *s)
 	return x;
 }
 
+/*
+ * Whether memdev_fail_io() fails this operation of kind @kind
+ * (MEMDEV_IO_*); with @md->lock.
+ */
+static bool md_inject(struct memdev *md, unsigned int kind)
+{
+	if (!(md->io_how & kind) || !md->io_count)
+		return false;
+	if (md->io_skip) {
+		md->io_skip--;
+		return false;
+	}
+	if (md->io_count != U64_MAX)
+		md->io_count--;
+	md->io_failed++;
+	return true;
+}
+
 static int md_read(struct lsm_bdev *bdev, u64 block, void *buf, u32 nr)
 {
 	struct memdev *md = container_of(bdev, struct memdev, bdev);
@@ -105,6 +126,13 @@ static int md_read(struct lsm_bdev *bdev, u64 block, void *buf, u32 nr)
 	if (!nr || block >= bdev->nr_blocks || nr > bdev->nr_blocks - block)
 		return -EINVAL;
 	pthread_mutex_lock(&md->lock);
+	md->reads++;
+	for (u32 i = 0; md->block_reads && i < nr; i++)
+		md->block_reads[block + i]++;
+	if (md_inject(md, MEMDEV_IO_READ)) {
+		pthread_mutex_unlock(&md->lock);
+		return -EIO;
+	}
 	for (u32 i = 0; i < nr; i++) {
 		struct mblock *mb = md->cur[block + i];
 		u8 *to = (u8 *)buf + (size_t)i * LSM_BLOCK_SIZE;
@@ -158,6 +186,11 @@ static int md_write(struct lsm_bdev *bdev, u64 block, const void *buf,
 		err = -EIO;
 		goto out;
 	}
+	if (md_inject(md, MEMDEV_IO_WRITE)) {
+		err = -EIO;
+		if (!(md->io_how & MEMDEV_IO_LANDS))
+			goto out;
+	}
 	data = md->record ? calloc(nr, sizeof(*data)) : NULL;
 	for (u32 i = 0; i < nr; i++) {
 		struct mblock *mb = mb_new((const u8 *)buf +
@@ -206,8 +239,12 @@ static int md_flush(struct lsm_bdev *bdev)
 	} else if (md_failing(md)) {
 		err = -EIO;
 	} else {
-		md_event(md, MEMDEV_EV_FLUSH, 0, 0, NULL);
-		md->flushes++;
+		if (md_inject(md, MEMDEV_IO_FLUSH))
+			err = -EIO;
+		if (!err || (md->io_how & MEMDEV_IO_LANDS)) {
+			md_event(md, MEMDEV_EV_FLUSH, 0, 0, NULL);
+			md->flushes++;
+		}
 	}
 	pthread_mutex_unlock(&md->lock);
 	return err;
@@ -282,6 +319,7 @@ void memdev_destroy(struct memdev *md)
 	for (u64 b = 0; b < md->bdev.nr_blocks; b++)
 		mb_put(md->cur[b]);
 	free(md->cur);
+	free(md->block_reads);
 	pthread_cond_destroy(&md->hold_cv);
 	pthread_mutex_destroy(&md->lock);
 	free(md);
@@ -322,6 +360,58 @@ void memdev_fail_after(struct memdev *md, u64 n)
 	pthread_mutex_lock(&md->lock);
 	md->fail_after = n + 1;
 	pthread_mutex_unlock(&md->lock);
+}
+
+void memdev_fail_io(struct memdev *md, unsigned int how, u64 skip, u64 count)
+{
+	pthread_mutex_lock(&md->lock);
+	md->io_how = how;
+	md->io_skip = skip;
+	md->io_count = count;
+	pthread_mutex_unlock(&md->lock);
+}
+
+u64 memdev_io_failed(struct memdev *md)
+{
+	u64 n;
+
+	pthread_mutex_lock(&md->lock);
+	n = md->io_failed;
+	pthread_mutex_unlock(&md->lock);
+	return n;
+}
+
+void memdev_count_reads(struct memdev *md)
+{
+	pthread_mutex_lock(&md->lock);
+	if (!md->block_reads)
+		md->block_reads = calloc(md->bdev.nr_blocks,
+					 sizeof(*md->block_reads));
+	if (!md->block_reads)
+		abort();
+	pthread_mutex_unlock(&md->lock);
+}
+
+u64 memdev_block_reads(struct memdev *md, u64 block)
+{
+	u64 n;
+
+	pthread_mutex_lock(&md->lock);
+	n = md->block_reads && block < md->bdev.nr_blocks ?
+	    md->block_reads[block] : 0;
+	pthread_mutex_unlock(&md->lock);
+	return n;
+}
+
+struct memdev *memdev_clone(struct memdev *md)
+{
+	struct memdev *c = memdev_create(md->bdev.nr_blocks, false);
+
+	pthread_mutex_lock(&md->lock);
+	for (u64 b = 0; b < md->bdev.nr_blocks; b++)
+		c->cur[b] = mb_get(md->cur[b]);
+	pthread_mutex_unlock(&md->lock);
+	return c;
 }
 
 void memdev_flush_delay(struct memdev *md, unsigned int us)
@@ -368,6 +458,11 @@ u64 memdev_writes(struct memdev *md)
 u64 memdev_flushes(struct memdev *md)
 {
 	return __atomic_load_n(&md->flushes, __ATOMIC_RELAXED);
+}
+
+u64 memdev_reads(struct memdev *md)
+{
+	return __atomic_load_n(&md->reads, __ATOMIC_RELAXED);
 }
 
 struct memdev_replay *memdev_replay_start(struct memdev *md)

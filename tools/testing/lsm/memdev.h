@@ -46,6 +46,39 @@ unsigned int memdev_event_kind(struct memdev *md, u64 i);
 /* After @n more writes and flushes, every write and flush fails with -EIO. */
 void memdev_fail_after(struct memdev *md, u64 n);
 
+/* What memdev_fail_io() fails, and how. */
+#define MEMDEV_IO_READ		0x1
+#define MEMDEV_IO_WRITE		0x2	/* PREFLUSH and FUA writes included */
+#define MEMDEV_IO_FLUSH		0x4
+/*
+ * A failed write or flush still takes effect (as when the media got it
+ * and the completion was lost): the caller sees -EIO, a reader and a
+ * power cut see the write.
+ */
+#define MEMDEV_IO_LANDS		0x8
+
+/*
+ * Operations of the kinds in @how (MEMDEV_IO_*): the @skip next ones
+ * succeed, the @count after them fail with -EIO (U64_MAX: every one from
+ * then on), and the rest succeed again; other kinds go on as usual.  A
+ * call replaces the previous one's setting; @count 0 turns it off.
+ * Independent of memdev_fail_after().
+ */
+void memdev_fail_io(struct memdev *md, unsigned int how, u64 skip, u64 count);
+/* Operations failed by memdev_fail_io() so far. */
+u64 memdev_io_failed(struct memdev *md);
+
+/* Count the reads of each block from now on; how often @block was read. */
+void memdev_count_reads(struct memdev *md);
+u64 memdev_block_reads(struct memdev *md, u64 block);
+
+/*
+ * A new device (not recording) holding what @md holds now; the blocks
+ * are shared until either device writes them, so a copy costs a pointer
+ * per block.
+ */
+struct memdev *memdev_clone(struct memdev *md);
+
 /* Every flush takes this long (a disk's cache flush), 0 by default. */
 void memdev_flush_delay(struct memdev *md, unsigned int us);
 
@@ -65,6 +98,7 @@ void memdev_release_flush(struct memdev *md, int err);
 /* Counters. */
 u64 memdev_writes(struct memdev *md);
 u64 memdev_flushes(struct memdev *md);
+u64 memdev_reads(struct memdev *md);
 
 /*
  * Cut power in the recorded trace: memdev_replay_advance() moves to event

@@ -2,8 +2,10 @@
 /*
  * The manifest (lsm/manifest.c): edits come back on load in order; the
  * manifest rolls over to a new extent when full, so that what a load
- * reads stays bounded however many edits were made; a torn last edit is
- * simply not there; an edit naming a run that is not there is refused;
+ * reads stays bounded however many edits were made, and both superblock
+ * copies point at the new extent; a torn last edit is simply not there,
+ * but a damaged edit before a sound one, or one the superblock counts
+ * durable, is refused; an edit naming a run that is not there is refused;
  * a roll-over that finds no room changes nothing; the invariant check
  * catches overlapping extents and space that the manifest does not
  * account for.
@@ -11,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <asm/byteorder.h>
 #include <linux/rcupdate.h>
 #include "manifest.h"
 #include "memdev.h"
@@ -38,11 +41,62 @@ static void load(struct lsm_bdev *b, struct fixture *f)
 	EXPECT(!lsm_manifest_check(&f->m, 0));
 }
 
+/* Load what the device holds: the error, and nothing kept. */
+static int load_err(struct lsm_bdev *b)
+{
+	struct fixture f;
+	int err;
+
+	EXPECT(!lsm_super_read(b, &f.sb));
+	EXPECT(!lsm_space_init(&f.space, f.sb.nr_blocks));
+	err = lsm_manifest_load(&f.m, b, &f.space, &f.sb);
+	if (!err)
+		lsm_manifest_destroy(&f.m);
+	lsm_space_destroy(&f.space);
+	return err;
+}
+
+/* Flip a random bit of block @at; the block as it was goes to @old. */
+static void flip(struct lsm_bdev *b, u64 at, u8 *old)
+{
+	u8 buf[LSM_BLOCK_SIZE];
+
+	EXPECT(!b->ops->read(b, at, old, 1));
+	memcpy(buf, old, sizeof(buf));
+	buf[rand() % LSM_BLOCK_SIZE] ^= 1 << (rand() % 8);
+	EXPECT(!lsm_bdev_write_sync(b, at, buf, 1, 0));
+}
+
 static void unload(struct fixture *f)
 {
 	lsm_manifest_destroy(&f->m);
 	lsm_space_destroy(&f->space);
 }
+
+/*
+ * Both superblock copies point at the manifest's extent @start: a roll-over
+ * writes both before it frees the old extent (once, only the new copy did,
+ * and attach falling back to the other copy read a freed extent).
+ */
+static void both_copies_at(struct lsm_bdev *b, u64 start)
+{
+	u8 buf[LSM_BLOCK_SIZE];
+	const struct lsm_super *s = (const void *)buf;
+
+	for (int i = 0; i < LSM_SUPER_COPIES; i++) {
+		EXPECT(!b->ops->read(b, i, buf, 1));
+		EXPECT(le64_to_cpu(s->manifest_start) == start);
+	}
+}
+
+/* An edit of one block's worth of records, on the stack. */
+#define EDIT_ON_STACK(name)						\
+	union {								\
+		struct lsm_edit e;					\
+		u8 b[sizeof(struct lsm_edit) +				\
+		     LSM_EDIT_MAX * sizeof(struct lsm_mrec)];		\
+	} name##_u = { .e.cap = LSM_EDIT_MAX };			\
+	struct lsm_edit *name = &name##_u.e
 
 static void same_state(struct lsm_manifest *a, struct lsm_manifest *b)
 {
@@ -83,8 +137,9 @@ int main(int argc, char **argv)
 	gen = f.sb.generation;
 	/* Runs come and go, segments come and go: 500 edits. */
 	for (int i = 0; i < 500; i++) {
-		struct lsm_edit *e = lsm_edit_alloc(LSM_EDIT_MAX);
-		struct lsm_run_info run = { .nr_blocks = 1 + rand() % 4 };
+		EDIT_ON_STACK(e);
+		struct lsm_run_info run = {
+			.nr_blocks = LSM_RUN_MIN_BLOCKS + rand() % 4 };
 		struct lsm_wal_seg seg = { .nr = 8 };
 		u64 free_start = 0, free_nr = 0;
 
@@ -124,6 +179,7 @@ int main(int argc, char **argv)
 		if (f.sb.generation != gen) {
 			rolls++;
 			gen = f.sb.generation;
+			both_copies_at(b, f.sb.manifest_start);
 		}
 		EXPECT(!lsm_manifest_check(&f.m, 0));
 		/* What a load reads stays bounded by the state, not age. */
@@ -135,18 +191,36 @@ int main(int argc, char **argv)
 			same_state(&f.m, &g.m);
 			unload(&g);
 		}
-		lsm_edit_free(e);
 	}
 	EXPECT(rolls >= 5);
 	load(b, &g);
 	same_state(&f.m, &g.m);
 	unload(&g);
 
+	/*
+	 * The current superblock copy damaged: the other one gives the same
+	 * manifest, although the previous extent is free and overwritten.
+	 */
+	{
+		u8 buf[LSM_BLOCK_SIZE], old[LSM_BLOCK_SIZE];
+		u64 cur = f.sb.generation % LSM_SUPER_COPIES;
+
+		EXPECT(!b->ops->read(b, cur, old, 1));
+		memcpy(buf, old, sizeof(buf));
+		buf[rand() % LSM_BLOCK_SIZE] ^= 1 << (rand() % 8);
+		EXPECT(!lsm_bdev_write_sync(b, cur, buf, 1, 0));
+		load(b, &g);
+		EXPECT(g.sb.generation == f.sb.generation - 1);
+		same_state(&f.m, &g.m);
+		unload(&g);
+		EXPECT(!lsm_bdev_write_sync(b, cur, old, 1, 0));
+	}
+
 	/* A torn last edit: the state before it. */
 	{
-		struct lsm_edit *e = lsm_edit_alloc(LSM_EDIT_MAX);
-		struct lsm_run_info run = { .nr_blocks = 1 };
-		u8 buf[LSM_BLOCK_SIZE];
+		EDIT_ON_STACK(e);
+		struct lsm_run_info run = { .nr_blocks = LSM_RUN_MIN_BLOCKS };
+		u8 buf[LSM_BLOCK_SIZE], orig[LSM_BLOCK_SIZE];
 		u64 at;
 
 		if (f.m.next_block >= f.sb.manifest_blocks) {
@@ -159,11 +233,13 @@ int main(int argc, char **argv)
 		}
 		load(b, &g);
 		at = f.sb.manifest_start + f.m.next_block;
-		EXPECT(!lsm_space_alloc(&f.space, 1, &run.first_block));
+		EXPECT(!lsm_space_alloc(&f.space, run.nr_blocks,
+					&run.first_block));
 		run.id = lsm_manifest_new_id(&f.m);
 		lsm_edit_run_add(e, &run);
 		EXPECT(!lsm_manifest_commit(&f.m, e, 1000));
-		EXPECT(!b->ops->read(b, at, buf, 1));
+		EXPECT(!b->ops->read(b, at, orig, 1));
+		memcpy(buf, orig, sizeof(buf));
 		/* Its first sector never landed (the rest is padding). */
 		memset(buf, 0, 512);
 		EXPECT(!lsm_bdev_write_sync(b, at, buf, 1, 0));
@@ -175,7 +251,48 @@ int main(int argc, char **argv)
 			unload(&h);
 		}
 		unload(&g);
-		lsm_edit_free(e);
+		EXPECT(!lsm_bdev_write_sync(b, at, orig, 1, 0));
+	}
+
+	/*
+	 * Damage is not a torn tail: an edit that fails before a sound one,
+	 * or within the blocks the last superblock counted durable, is
+	 * refused (once, attach took the first edit that failed for the end
+	 * of the log and silently dropped it and every later one).
+	 */
+	{
+		u8 orig[LSM_BLOCK_SIZE];
+		u64 first, last;
+
+		/* Two edits in this extent at least, no roll-over between. */
+		while (f.m.next_block < f.m.snap_blocks + 2 ||
+		       f.m.next_block + 2 > f.sb.manifest_blocks) {
+			EDIT_ON_STACK(e);
+			struct lsm_run_info run = { .nr_blocks = LSM_RUN_MIN_BLOCKS };
+
+			EXPECT(!lsm_space_alloc(&f.space, run.nr_blocks,
+						&run.first_block));
+			run.id = lsm_manifest_new_id(&f.m);
+			lsm_edit_run_add(e, &run);
+			EXPECT(!lsm_manifest_commit(&f.m, e, 1100));
+		}
+		first = f.sb.manifest_start + f.m.snap_blocks;
+		last = f.sb.manifest_start + f.m.next_block - 1;
+		flip(b, first, orig);
+		EXPECT(load_err(b) == -EUCLEAN);
+		EXPECT(!lsm_bdev_write_sync(b, first, orig, 1, 0));
+		/* The last edit: a torn tail, until a superblock counts it. */
+		flip(b, last, orig);
+		load(b, &g);
+		EXPECT(g.m.next_block == f.m.next_block - 1);
+		unload(&g);
+		EXPECT(!lsm_manifest_write_super(&f.m, 0));
+		EXPECT(f.sb.manifest_used == f.m.next_block);
+		EXPECT(load_err(b) == -EUCLEAN);
+		EXPECT(!lsm_bdev_write_sync(b, last, orig, 1, 0));
+		load(b, &g);
+		same_state(&f.m, &g.m);
+		unload(&g);
 	}
 
 	/*
@@ -185,20 +302,22 @@ int main(int argc, char **argv)
 	 */
 	{
 		static u64 filler[NR_BLOCKS];
-		struct lsm_edit *e = lsm_edit_alloc(LSM_EDIT_MAX);
-		struct lsm_run_info run = { .nr_blocks = 1 };
+		EDIT_ON_STACK(e);
+		struct lsm_run_info run = { .nr_blocks = LSM_RUN_MIN_BLOCKS };
 		struct lsm_manifest before;
 		u64 start = f.sb.manifest_start;
 		unsigned int n = 0;
 
 		while (f.m.next_block < f.sb.manifest_blocks) {
-			EXPECT(!lsm_space_alloc(&f.space, 1, &run.first_block));
+			EXPECT(!lsm_space_alloc(&f.space, run.nr_blocks,
+						&run.first_block));
 			run.id = lsm_manifest_new_id(&f.m);
 			lsm_edit_run_add(e, &run);
 			EXPECT(!lsm_manifest_commit(&f.m, e, 1500));
 			e->n = 0;
 		}
-		EXPECT(!lsm_space_alloc(&f.space, 1, &run.first_block));
+		EXPECT(!lsm_space_alloc(&f.space, run.nr_blocks,
+					&run.first_block));
 		run.id = lsm_manifest_new_id(&f.m);
 		lsm_edit_run_add(e, &run);
 		while (!lsm_space_alloc(&f.space, 1, &filler[n]))
@@ -210,7 +329,7 @@ int main(int argc, char **argv)
 		       f.m.persisted_seq == before.persisted_seq &&
 		       f.m.next_block == before.next_block &&
 		       f.sb.manifest_start == start);
-		EXPECT(!lsm_manifest_check(&f.m, n + 1));
+		EXPECT(!lsm_manifest_check(&f.m, n + run.nr_blocks));
 		while (n)
 			lsm_space_free(&f.space, filler[--n], 1);
 		EXPECT(!lsm_manifest_commit(&f.m, e, 2000));
@@ -220,16 +339,36 @@ int main(int argc, char **argv)
 		load(b, &g);
 		same_state(&f.m, &g.m);
 		unload(&g);
-		lsm_edit_free(e);
+	}
+
+	/*
+	 * A run of a size no run has (a record that passed its checksum, so
+	 * a bug's): the check refuses it, so that attach says -EUCLEAN
+	 * (once, the run's open said -EINVAL, as for a caller's bad
+	 * argument).
+	 */
+	{
+		EDIT_ON_STACK(e);
+		struct lsm_run_info run = { .nr_blocks = 1 };
+
+		EXPECT(!lsm_space_alloc(&f.space, 1, &run.first_block));
+		run.id = lsm_manifest_new_id(&f.m);
+		lsm_edit_run_add(e, &run);
+		EXPECT(!lsm_manifest_commit(&f.m, e, 2100));
+		EXPECT(lsm_manifest_check(&f.m, 0) == -EUCLEAN);
+		e->n = 0;
+		lsm_edit_run_del(e, run.id);
+		EXPECT(!lsm_manifest_commit(&f.m, e, 2100));
+		lsm_space_free(&f.space, run.first_block, 1);
+		EXPECT(!lsm_manifest_check(&f.m, 0));
 	}
 
 	/* An edit naming a run that is not there. */
 	{
-		struct lsm_edit *e = lsm_edit_alloc(LSM_EDIT_MAX);
+		EDIT_ON_STACK(e);
 
 		lsm_edit_run_del(e, 123456789);
 		EXPECT(lsm_manifest_commit(&f.m, e, 1) == -EUCLEAN);
-		lsm_edit_free(e);
 	}
 
 	/*
@@ -242,12 +381,13 @@ int main(int argc, char **argv)
 		u64 start = f.sb.manifest_start;
 
 		for (unsigned int i = 0; i < n; i++) {
-			struct lsm_run_info run = { .nr_blocks = 1,
+			struct lsm_run_info run = { .nr_blocks = LSM_RUN_MIN_BLOCKS,
 						    .level = 1 + i % 6,
 						    .first_key = 10 * i,
 						    .last_key = 10 * i + 9 };
 
-			EXPECT(!lsm_space_alloc(&f.space, 1, &run.first_block));
+			EXPECT(!lsm_space_alloc(&f.space, run.nr_blocks,
+						&run.first_block));
 			run.id = lsm_manifest_new_id(&f.m);
 			lsm_edit_run_add(e, &run);
 		}

@@ -3,7 +3,9 @@
  * The write-ahead log (lsm/wal.c): records cross blocks and come back
  * whole and in order; a sealed block is never rewritten; replay stops at
  * the first block that is damaged, torn, stale (another epoch) or never
- * written, and at the first record out of sequence, and never skips past.
+ * written, and at the first record out of sequence, never skips past,
+ * and names the block where it stopped; recovery over two segments
+ * refuses damage that provably lost a durable write (check_chain()).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +24,7 @@ static unsigned long long seed;
 	exit(1); } } while (0)
 
 #define STORE	0x5107e
+#define HDR_BYTES	sizeof(struct lsm_block_header)
 #define NREC	300
 
 static u8 vals[NREC][3000];
@@ -42,14 +45,124 @@ static int check_apply(void *priv, u64 seq, const struct lsm_op *ops,
 	return 0;
 }
 
+static struct lsm_wal_end end;
+
 /* Replay the segment; how many records came back. */
 static u64 replay(struct lsm_bdev *b, const struct lsm_wal_seg *seg)
 {
 	u64 next = seg->first_seq, seen = seg->first_seq - 1;
 
-	EXPECT(!lsm_wal_replay(b, STORE, seg, &next, check_apply, &seen));
+	EXPECT(!lsm_wal_replay(b, STORE, seg, &next, check_apply, &seen,
+			       &end));
 	EXPECT(next == seen + 1);
 	return seen;
+}
+
+static int chain_apply(void *priv, u64 seq, const struct lsm_op *ops,
+		       unsigned int n)
+{
+	u64 *last = priv;
+
+	EXPECT(seq > *last && (*last == 0 || seq == *last + 1));
+	EXPECT(n == 1 && ops[0].key == seq);
+	*last = seq;
+	return 0;
+}
+
+/*
+ * A log of two segments, and recovery over it (lsm_wal_recover()): a
+ * damaged block is refused where it provably lost a durable write: in a
+ * segment followed by another (recorded only after it was sealed and
+ * flushed) or before the superblock's durable mark, unless runs hold the
+ * writes; elsewhere the log ends there (a crash's tail).  Old code took
+ * every damaged block for the end of the log, dropping the later
+ * segments' writes silently.
+ */
+static void check_chain(struct lsm_bdev *b)
+{
+	struct lsm_wal_seg segs[2] = {
+		{ .id = 20, .start = 400, .nr = 12, .first_seq = 1 },
+		{ .id = 21, .start = 420, .nr = 12 },
+	};
+	static u8 val[2000];
+	struct lsm_wal w;
+	u64 seq, split, total, blk_of[400], last, next;
+	unsigned int refused = 0, cut = 0;
+
+	EXPECT(!lsm_wal_init(&w, b, STORE));
+	lsm_wal_begin(&w, &segs[0]);
+	for (seq = 1;; seq++) {
+		const struct lsm_op op = { .kind = LSM_OP_PUT, .key = seq, .len = 1,
+				     .vlen = 100 + rand() % 1900,
+				     .value = val };
+		size_t bytes = lsm_wal_record_bytes(&op, 1);
+
+		if (!lsm_wal_room(&w, bytes)) {
+			if (w.seg.id == 21)
+				break;
+			EXPECT(!lsm_wal_seal(&w));
+			segs[1].first_seq = seq;
+			lsm_wal_begin(&w, &segs[1]);
+		}
+		EXPECT(!lsm_wal_append(&w, seq, &op, 1));
+		/* The block a record ends in. */
+		blk_of[seq] = w.seg.start + (w.used == HDR_BYTES ?
+					     w.block - 1 : w.block);
+		if (rand() % 5 == 0)
+			EXPECT(!lsm_wal_seal(&w));
+		EXPECT(seq < 399);
+	}
+	EXPECT(!lsm_wal_seal(&w));
+	lsm_wal_destroy(&w);
+	total = seq - 1;
+	split = segs[1].first_seq;
+	last = 0;
+	EXPECT(!lsm_wal_recover(b, STORE, segs, 2, 0, total, &next,
+				chain_apply, &last));
+	EXPECT(last == total && next == total + 1);
+
+	for (int round = 0; round < 40; round++) {
+		u64 victim = blk_of[1 + rand() % total], p, durable;
+		u8 orig[LSM_BLOCK_SIZE], buf[LSM_BLOCK_SIZE];
+		u64 first_lost = total + 1;
+		int err;
+
+		/* Records of its segment from the first that reaches it on. */
+		for (u64 s = total; s >= 1; s--)
+			if (blk_of[s] >= victim &&
+			    (blk_of[s] < 420) == (victim < 420))
+				first_lost = s;
+		EXPECT(!b->ops->read(b, victim, orig, 1));
+		memcpy(buf, orig, sizeof(buf));
+		buf[rand() % LSM_BLOCK_SIZE] ^= 1 << (rand() % 8);
+		EXPECT(!lsm_bdev_write_sync(b, victim, buf, 1, 0));
+		/* Runs hold nothing, or all of the first segment. */
+		p = rand() % 2 ? 0 : split - 1;
+		durable = rand() % 2 ? 0 : total;
+		last = p;
+		err = lsm_wal_recover(b, STORE, segs, 2, p, durable, &next,
+				      chain_apply, &last);
+		if (victim < 420 && p < split - 1) {
+			/* The second segment proves the first was durable. */
+			EXPECT(err == -EUCLEAN);
+			refused++;
+		} else if (victim >= 420 && durable) {
+			EXPECT(err == -EUCLEAN);
+			refused++;
+		} else {
+			/* In runs, or a tail no durable mark covers. */
+			EXPECT(!err);
+			EXPECT(next == last + 1 || (last == p && next == p + 1));
+			if (victim >= 420)
+				EXPECT(last == first_lost - 1);
+			else
+				EXPECT(last == total);
+			cut++;
+		}
+		EXPECT(!lsm_bdev_write_sync(b, victim, orig, 1, 0));
+	}
+	printf("test_wal: two segments, %llu records: %u damaged blocks refused, %u ending the log harmlessly\n",
+	       (unsigned long long)total, refused, cut);
 }
 
 int main(int argc, char **argv)
@@ -100,7 +213,9 @@ int main(int argc, char **argv)
 		u64 next = 2, seen = 1;
 
 		EXPECT(!lsm_wal_replay(b, STORE, &seg, &next, check_apply,
-				       &seen));
+				       &seen, &end));
+		EXPECT(end.kind == LSM_WAL_END_RECORD &&
+		       end.block == seg.start);
 		EXPECT(seen == 1 && next == 2);
 	}
 	seg.first_seq = 1;
@@ -137,11 +252,16 @@ int main(int argc, char **argv)
 			if (end_block[s] < k)
 				last = s;
 		EXPECT(replay(b, &seg) == last);
+		/* The block is named, damaged unless its magic is gone. */
+		EXPECT(end.block == seg.start + k);
+		EXPECT(end.kind == LSM_WAL_END_BLOCK ||
+		       (end.kind == LSM_WAL_END_DAMAGED && round % 3 != 2));
 		EXPECT(!lsm_bdev_write_sync(b, seg.start + k, orig, 1, 0));
 		EXPECT(replay(b, &seg) == NREC);
 		damaged++;
 	}
 	lsm_wal_destroy(&w);
+	check_chain(b);
 	memdev_destroy(md);
 	printf("test_wal: ok (%d records, %d damaged blocks)\n", NREC,
 	       damaged);

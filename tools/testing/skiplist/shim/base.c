@@ -5,6 +5,7 @@
 #include "base.h"
 
 __thread int shim_tid;
+int shim_ratelimit_burst = 10;
 static int shim_next_tid;
 
 int shim_thread_id_slow(void)
