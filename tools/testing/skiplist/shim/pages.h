@@ -41,6 +41,9 @@ static inline void free_pages(unsigned long addr, unsigned int order)
 	free((void *)addr);
 }
 
+#define __get_free_page(gfp)	__get_free_pages((gfp), 0)
+#define free_page(addr)		free_pages((addr), 0)
+
 static inline unsigned int get_order(unsigned long size)
 {
 	return size <= PAGE_SIZE ? 0 : fls_long((size - 1) >> PAGE_SHIFT);
