@@ -18,6 +18,7 @@
 #include <linux/debugfs.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include "block_cache.h"
 #include "dev.h"
 #include "uapi/sl_lsm_dev.h"
 
@@ -36,6 +37,11 @@ module_param(commit_interval_ms, uint, 0644);
 MODULE_PARM_DESC(commit_interval_ms,
 		 "A write without SYNC is durable within this many milliseconds (default 5000, as ext4's commit=5)");
 
+static unsigned int block_cache_mb = LSM_BLOCK_CACHE_DEFAULT >> 20;
+module_param(block_cache_mb, uint, 0644);
+MODULE_PARM_DESC(block_cache_mb,
+		 "MiB of run blocks each attached store keeps in memory, given back under memory pressure (default 8, as RocksDB's block cache; 0: the default)");
+
 /**
  * lsm_module_options() - the options of an attach that sets none itself
  * @opt: filled in from the module parameters as they are now
@@ -51,6 +57,7 @@ void lsm_module_options(struct lsm_options *opt)
 	u64 mt = READ_ONCE(memtable_bytes);
 	u32 imm = READ_ONCE(max_immutables);
 	u32 ms = READ_ONCE(commit_interval_ms);
+	u64 cache = (u64)READ_ONCE(block_cache_mb) << 20;
 
 	memset(opt, 0, sizeof(*opt));
 	if (mt < SL_LSM_MEMTABLE_MIN || mt > SL_LSM_MEMTABLE_MAX)
@@ -68,6 +75,11 @@ void lsm_module_options(struct lsm_options *opt)
 				    ms, SL_LSM_COMMIT_MS_MAX);
 	else
 		opt->commit_interval_ms = ms;
+	if (cache > LSM_BLOCK_CACHE_MAX)
+		pr_warn_ratelimited("block_cache_mb=%llu above %llu: using the default\n",
+				    cache >> 20, LSM_BLOCK_CACHE_MAX >> 20);
+	else
+		opt->block_cache_bytes = cache;
 }
 
 static struct dentry *lsm_debugfs_root;

@@ -32,6 +32,7 @@
 #include <linux/string.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+#include "block_cache.h"
 #include "manifest.h"
 #include "memtable.h"
 #include "pool.h"
@@ -85,6 +86,7 @@ struct lsm_store {
 	struct lsm_manifest m;
 	struct lsm_wal wal;
 	struct lsm_pool *pool;
+	struct lsm_block_cache *cache;	/* the runs' blocks, lockless reads */
 
 	struct mutex write_mutex;	/* seq, log writer, memtable inserts */
 	struct mutex manifest_mutex;	/* manifest, space, superblock */
@@ -945,7 +947,8 @@ static int lsm_store_flush_one(struct lsm_store *st)
 	if (!err && (!rl || !e || !freed))
 		err = -ENOMEM;
 	if (!err)
-		err = lsm_run_open(st->bdev, st->sb.store_id, &info, &rl->run);
+		err = lsm_run_open(st->bdev, st->sb.store_id, &info, st->cache,
+				   &rl->run);
 	if (err)
 		goto fail_space;
 	rl->first = info.first_key;
@@ -1081,7 +1084,7 @@ static int lsm_store_load_layers(struct lsm_store *st)
 
 		ls->l[st->m.nr_runs - i]->first = info->first_key;
 		ls->l[st->m.nr_runs - i]->last = info->last_key;
-		err = lsm_run_open(st->bdev, st->sb.store_id, info,
+		err = lsm_run_open(st->bdev, st->sb.store_id, info, st->cache,
 				   &ls->l[st->m.nr_runs - i]->run);
 		if (err) {
 			if (err == -EUCLEAN)
@@ -1171,6 +1174,12 @@ int lsm_store_open(struct lsm_bdev *bdev, const struct lsm_options *opt,
 		       LSM_MIN_BLOCKS);
 		return -ENOSPC;
 	}
+	if (opt && opt->block_cache_bytes > LSM_BLOCK_CACHE_MAX) {
+		pr_err("lsm: %s: a block cache of %llu bytes is more than %llu\n",
+		       bdev->name, (unsigned long long)opt->block_cache_bytes,
+		       LSM_BLOCK_CACHE_MAX);
+		return -EINVAL;
+	}
 	st = kzalloc(sizeof(*st), GFP_KERNEL);
 	if (!st)
 		return -ENOMEM;
@@ -1183,6 +1192,8 @@ int lsm_store_open(struct lsm_bdev *bdev, const struct lsm_options *opt,
 		st->opt.max_immutables = LSM_DEFAULT_IMMUTABLES;
 	if (!st->opt.commit_interval_ms)
 		st->opt.commit_interval_ms = LSM_DEFAULT_COMMIT_MS;
+	if (!st->opt.block_cache_bytes)
+		st->opt.block_cache_bytes = LSM_BLOCK_CACHE_DEFAULT;
 	mutex_init(&st->write_mutex);
 	mutex_init(&st->manifest_mutex);
 	spin_lock_init(&st->layers_lock);
@@ -1214,9 +1225,13 @@ int lsm_store_open(struct lsm_bdev *bdev, const struct lsm_options *opt,
 	err = -ENOMEM;
 	if (!st->pool)
 		goto fail_manifest;
+	st->cache = lsm_block_cache_create(st->opt.block_cache_bytes,
+					   bdev->name);
+	if (!st->cache)
+		goto fail_pool;
 	err = lsm_store_load_layers(st);
 	if (err)
-		goto fail_pool;
+		goto fail_cache;
 	err = lsm_store_replay(st);
 	if (err)
 		goto fail_layers;
@@ -1254,6 +1269,8 @@ fail_wal:
 fail_layers:
 	cancel_work_sync(&st->flush_work);
 	lsm_layers_put(st, st->layers);
+fail_cache:
+	lsm_block_cache_destroy(st->cache);
 fail_pool:
 	lsm_pool_destroy(st->pool);
 fail_manifest:
@@ -1301,6 +1318,7 @@ int lsm_store_close(struct lsm_store *st)
 	}
 	lsm_wal_destroy(&st->wal);
 	lsm_layers_put(st, st->layers);
+	lsm_block_cache_destroy(st->cache);	/* after the runs dropped theirs */
 	lsm_pool_destroy(st->pool);
 	lsm_manifest_destroy(&st->m);
 	lsm_space_destroy(&st->space);
@@ -1319,6 +1337,7 @@ int lsm_store_close(struct lsm_store *st)
  */
 void lsm_store_stats(struct lsm_store *st, struct lsm_stats *stats)
 {
+	struct lsm_block_cache_stats cs;
 	struct lsm_layers *ls;
 
 	memset(stats, 0, sizeof(*stats));
@@ -1343,6 +1362,10 @@ void lsm_store_stats(struct lsm_store *st, struct lsm_stats *stats)
 	stats->group_writers = st->group_writers;
 	spin_unlock(&st->commit_lock);
 	stats->read_only = READ_ONCE(st->error) != 0;
+	lsm_block_cache_stats(st->cache, &cs);
+	stats->cache_hits = cs.hits;
+	stats->cache_misses = cs.misses;
+	stats->cache_bytes = cs.bytes;
 }
 
 /**
