@@ -492,11 +492,18 @@ static int lsm_store_clip(struct lsm_layers *ls, unsigned int upto, u64 k,
 	int err;
 
 	for (unsigned int j = 0; j < upto; j++) {
+		struct lsm_layer *l = ls->l[j];
 		u64 pos = *from;
 
+		/* Nothing left to clip (a point's window is @k alone). */
+		if (*from == k && *to == k)
+			break;
+		/* A run wholly outside the window: no block of it to read. */
+		if (l->run && (l->last < *from || l->first > *to))
+			continue;
 		/* Each piece of the newer layer left of @k pushes @from up ... */
 		while (pos < k) {
-			err = lsm_layer_next(ls->l[j], pos, &p, scratch, 0);
+			err = lsm_layer_next(l, pos, &p, scratch, 0);
 			if (err == -ENOENT)
 				break;
 			if (err)
@@ -507,7 +514,7 @@ static int lsm_store_clip(struct lsm_layers *ls, unsigned int upto, u64 k,
 			*from = pos;
 		}
 		/* ... and the first one right of it pulls @to down. */
-		err = lsm_layer_next(ls->l[j], k, &p, scratch, 0);
+		err = lsm_layer_next(l, k, &p, scratch, 0);
 		if (err && err != -ENOENT)
 			return err;
 		if (!err && p.start > k && p.start - 1 < *to)
