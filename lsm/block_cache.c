@@ -6,7 +6,7 @@
  *
  * Locking and lifetimes:
  *  - @lock (spinlock) guards every change: the hash chains, the CLOCK
- *    list, the owners' lists, @bytes, @nr, @next_owner.  Nothing else is
+ *    list, @bytes, @nr, @next_owner, an owner's @dropped.  Nothing else is
  *    taken under it, and nothing is allocated or freed under it (blocks
  *    evicted are gathered and put after it is dropped), so reclaim that
  *    calls the shrinker from an allocation anywhere in the store never
@@ -29,14 +29,20 @@
  *  - An owner's blocks are dropped by lsm_block_cache_drop(), which must
  *    not race with a lookup or insert for that owner (a run is closed
  *    only when no reader can reach it); a lookup after it finds nothing,
- *    an insert after it is refused with a warning.
+ *    an insert after it is refused with a warning.  It finds them by
+ *    their keys (an owner's blocks are numbered below its @blocks), each
+ *    under RCU, and takes the lock only for one it finds: no list of an
+ *    owner's blocks is kept, so an insert or an eviction touches no
+ *    other block's lines than its neighbours' in its chain and in
+ *    @clock.
  *
- * Eviction is CLOCK: blocks enter at the head of @clock (a scan's at the
- * tail, next to go), the hand takes from the tail, and a block whose
- * reference bit is set is moved back to the head with the bit cleared
- * instead of going.  A hit costs one atomic increment and decrement on
- * the block and a store to its bit only when the bit is clear: the
- * hits of several threads never meet on a shared cache line.
+ * Eviction is CLOCK: blocks enter at the head of @clock, the hand takes
+ * from the tail, and a block whose reference bit is set is moved back to
+ * the head with the bit cleared instead of going.  A scan's blocks enter
+ * only while there is room, at the tail (the next to go), and evict
+ * none.  A hit costs one atomic increment and decrement on the block and
+ * a store to its bit only when the bit is clear: the hits of several
+ * threads meet on no shared cache line but the block's own.
  */
 #include <linux/atomic.h>
 #include <linux/build_bug.h>
@@ -50,6 +56,7 @@
 #include <linux/rculist.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
+#include <linux/sched.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -62,26 +69,30 @@
  * @hash:       its hash chain (RCU readers; changed under the lock)
  * @clock:      its place in the CLOCK order, under the lock; once
  *              evicted, briefly on the list of blocks to put
- * @owned:      its owner's list of blocks, under the lock
+ * @rcu:        frees the struct after the readers walking past it (once
+ *              it is on no list: it shares @clock's room)
  * @owner:      the owner's id: with @nr, the key
  * @nr:         the block's number within its owner (its run)
- * @referenced: used since the hand last passed (set locklessly)
- * @cached:     the cache holds it (and a reference), under the lock
  * @ref:        references: the cache's, and each reader's
  * @data:       the page holding the block
- * @rcu:        frees the struct after the readers walking past it
+ * @referenced: used since the hand last passed (set locklessly)
+ * @cached:     the cache holds it (and a reference), under the lock
+ *
+ * 64 bytes on a 64-bit kernel: one cache line to touch per block the
+ * hand passes.
  */
 struct lsm_cached_block {
 	struct hlist_node hash;
-	struct list_head clock;
-	struct list_head owned;
+	union {
+		struct list_head clock;
+		struct rcu_head rcu;
+	};
 	u64 owner;
 	u32 nr;
-	bool referenced;
-	bool cached;
 	refcount_t ref;
 	void *data;
-	struct rcu_head rcu;
+	bool referenced;
+	bool cached;
 };
 
 /* A block fills at most one page. */
@@ -200,7 +211,6 @@ static void lsm_block_cache_unlink(struct lsm_block_cache *c,
 	lockdep_assert_held(&c->lock);
 	WARN_ON_ONCE(!b->cached);
 	hlist_del_rcu(&b->hash);
-	list_del(&b->owned);
 	list_move(&b->clock, out);
 	b->cached = false;
 	WRITE_ONCE(c->bytes, c->bytes - LSM_CACHE_CHARGE);
@@ -314,19 +324,33 @@ void lsm_block_cache_destroy(struct lsm_block_cache *c)
 
 /**
  * lsm_block_cache_owner_init() - make a run an owner of cached blocks
- * @c: the cache
- * @o: the run's, to be passed to every later call for its blocks
+ * @c:      the cache
+ * @o:      the run's, to be passed to every later call for its blocks
+ * @blocks: the run's blocks that may be cached are numbered below this
  *
  * Context: any; takes the cache's lock.
  */
 void lsm_block_cache_owner_init(struct lsm_block_cache *c,
-				struct lsm_cache_owner *o)
+				struct lsm_cache_owner *o, u32 blocks)
 {
-	INIT_LIST_HEAD(&o->blocks);
+	o->blocks = blocks;
 	o->dropped = false;
 	spin_lock(&c->lock);
 	o->id = ++c->next_owner;
 	spin_unlock(&c->lock);
+}
+
+/* The block of that key in the chain, or NULL; under RCU or the lock. */
+static struct lsm_cached_block *lsm_block_cache_find(struct lsm_block_cache *c,
+						     u64 owner, u32 nr)
+{
+	struct hlist_head *head = lsm_block_cache_bucket(c, owner, nr);
+	struct lsm_cached_block *b;
+
+	hlist_for_each_entry_rcu(b, head, hash, lockdep_is_held(&c->lock))
+		if (b->owner == owner && b->nr == nr)
+			return b;
+	return NULL;
 }
 
 /**
@@ -335,22 +359,39 @@ void lsm_block_cache_owner_init(struct lsm_block_cache *c,
  * @o: the owner; no lookup or insert for it may run at the same time,
  *     and no insert may follow
  *
- * Costs one step per block of the owner's that the cache holds: a run
- * that is closed gives its memory back at once, rather than leaving
- * blocks nobody can look up again for the hand to find.
+ * A run that is closed gives its memory back at once, rather than
+ * leaving blocks nobody can look up again for the hand to find: each of
+ * its block numbers is looked up under RCU (a hash and a chain, about as
+ * much as reading the run cost per block), and the lock is taken only
+ * for a block that is there.
  *
  * Context: process; takes the cache's lock.
  */
 void lsm_block_cache_drop(struct lsm_block_cache *c, struct lsm_cache_owner *o)
 {
-	struct lsm_cached_block *b, *next;
+	struct lsm_cached_block *b;
 	LIST_HEAD(out);
+	u32 nr;
 
 	spin_lock(&c->lock);
 	o->dropped = true;
-	list_for_each_entry_safe(b, next, &o->blocks, owned)
-		lsm_block_cache_unlink(c, b, &out);
 	spin_unlock(&c->lock);
+	for (nr = 0; nr < o->blocks; nr++) {
+		rcu_read_lock();
+		b = lsm_block_cache_find(c, o->id, nr);
+		if (b) {
+			/* Unless the hand took it meanwhile. */
+			spin_lock(&c->lock);
+			if (b->cached)
+				lsm_block_cache_unlink(c, b, &out);
+			spin_unlock(&c->lock);
+		}
+		rcu_read_unlock();
+		if (!((nr + 1) % 1024)) {
+			lsm_block_cache_put_list(&out);
+			cond_resched();
+		}
+	}
 	lsm_block_cache_put_list(&out);
 }
 
@@ -371,18 +412,13 @@ struct lsm_cached_block *lsm_block_cache_lookup(struct lsm_block_cache *c,
 						const struct lsm_cache_owner *o,
 						u32 nr, enum lsm_cache_use use)
 {
-	struct hlist_head *head = lsm_block_cache_bucket(c, o->id, nr);
 	struct lsm_cached_block *b, *found = NULL;
 
 	rcu_read_lock();
-	hlist_for_each_entry_rcu(b, head, hash) {
-		if (b->owner != o->id || b->nr != nr)
-			continue;
-		/* Zero: on its way to be freed, gone from the chain. */
-		if (refcount_inc_not_zero(&b->ref))
-			found = b;
-		break;
-	}
+	b = lsm_block_cache_find(c, o->id, nr);
+	/* Zero: on its way to be freed, gone from the chain. */
+	if (b && refcount_inc_not_zero(&b->ref))
+		found = b;
 	rcu_read_unlock();
 	if (!found) {
 		this_cpu_inc(c->cpu->misses);
@@ -393,6 +429,22 @@ struct lsm_cached_block *lsm_block_cache_lookup(struct lsm_block_cache *c,
 		WRITE_ONCE(found->referenced, true);
 	this_cpu_inc(c->cpu->hits);
 	return found;
+}
+
+/**
+ * lsm_block_cache_has_room() - whether a block would go in without an
+ *                              eviction
+ * @c: the cache
+ *
+ * A hint, read without the lock: a scan asks it before it allocates a
+ * page for a block that lsm_block_cache_insert() would refuse.
+ *
+ * Context: any.
+ * Return: true if the cache held less than its capacity less a block.
+ */
+bool lsm_block_cache_has_room(struct lsm_block_cache *c)
+{
+	return READ_ONCE(c->bytes) + LSM_CACHE_CHARGE <= c->capacity;
 }
 
 /**
@@ -415,7 +467,6 @@ struct lsm_cached_block *lsm_cached_block_alloc(gfp_t gfp)
 	}
 	INIT_HLIST_NODE(&b->hash);
 	INIT_LIST_HEAD(&b->clock);
-	INIT_LIST_HEAD(&b->owned);
 	b->owner = 0;
 	b->nr = 0;
 	b->referenced = false;
@@ -431,12 +482,13 @@ struct lsm_cached_block *lsm_cached_block_alloc(gfp_t gfp)
  * @nr:  its number within the owner
  * @b:   from lsm_cached_block_alloc(), filled in; the caller's reference
  *       passes to this call
- * @use: LSM_CACHE_SCAN puts it at the cold end
+ * @use: LSM_CACHE_SCAN puts it at the cold end, and only if there is
+ *       room without evicting anything
  *
- * Evicts what it must to stay within the capacity.  If another reader
- * inserted the same block meanwhile, that one is kept and @b put; a
- * block that does not fit at all (a cache smaller than one block) stays
- * the caller's alone.
+ * A lookup's block evicts what it must to stay within the capacity.  If
+ * another reader inserted the same block meanwhile, that one is kept and
+ * @b put; a block that does not go in (a scan's without room, or any in a
+ * cache smaller than one block) stays the caller's alone.
  *
  * Context: process; takes the cache's lock.
  * Return: the block to read (@b or the one already there), with a
@@ -454,16 +506,18 @@ struct lsm_cached_block *lsm_block_cache_insert(struct lsm_block_cache *c,
 	b->owner = o->id;
 	b->nr = nr;
 	spin_lock(&c->lock);
-	if (WARN_ON_ONCE(o->dropped) || LSM_CACHE_CHARGE > c->capacity)
+	if (WARN_ON_ONCE(o->dropped || nr >= o->blocks) ||
+	    c->capacity < LSM_CACHE_CHARGE ||
+	    (use == LSM_CACHE_SCAN &&
+	     c->bytes + LSM_CACHE_CHARGE > c->capacity))
 		goto alone;
-	hlist_for_each_entry_rcu(old, head, hash, lockdep_is_held(&c->lock)) {
-		if (old->owner == o->id && old->nr == nr) {
-			/* The cache's reference keeps it above zero. */
-			refcount_inc(&old->ref);
-			spin_unlock(&c->lock);
-			lsm_cached_block_put(b);
-			return old;
-		}
+	old = lsm_block_cache_find(c, o->id, nr);
+	if (old) {
+		/* The cache's reference keeps it above zero. */
+		refcount_inc(&old->ref);
+		spin_unlock(&c->lock);
+		lsm_cached_block_put(b);
+		return old;
 	}
 	while (c->bytes + LSM_CACHE_CHARGE > c->capacity) {
 		unsigned long spared = 0;
@@ -478,7 +532,6 @@ struct lsm_cached_block *lsm_block_cache_insert(struct lsm_block_cache *c,
 		list_add_tail(&b->clock, &c->clock);
 	else
 		list_add(&b->clock, &c->clock);
-	list_add(&b->owned, &o->blocks);
 	WRITE_ONCE(c->bytes, c->bytes + LSM_CACHE_CHARGE);
 	WRITE_ONCE(c->nr, c->nr + 1);
 	/* Filled in before a reader can find it. */

@@ -13,7 +13,6 @@
 #define _LSM_BLOCK_CACHE_H
 
 #include <linux/gfp.h>
-#include <linux/list.h>
 #include <linux/types.h>
 
 /* The size of a store's cache unless its options say otherwise. */
@@ -29,7 +28,7 @@ struct lsm_cached_block;
  * @id:      names the owner's blocks in the cache; unique among the
  *           owners of one cache, never reused (not the run's id, which
  *           another store's image, attached later, may share)
- * @blocks:  its blocks in the cache (under the cache's lock)
+ * @blocks:  its blocks are numbered below this (a run's data region)
  * @dropped: lsm_block_cache_drop() has run: nothing may be inserted
  *           (a lookup finds nothing)
  *
@@ -37,16 +36,16 @@ struct lsm_cached_block;
  */
 struct lsm_cache_owner {
 	u64 id;
-	struct list_head blocks;
+	u32 blocks;
 	bool dropped;
 };
 
 /*
- * What a block is looked up or inserted for.  A scan's blocks go in at
- * the cold end, the next to be evicted once the cache is full, and a
- * scan's hit does not mark a block as used again: a long scan takes one
- * block's room at a time instead of wiping out the blocks that point
- * lookups keep using.
+ * What a block is looked up or inserted for.  A scan's blocks go in only
+ * while the cache has room, and then at the cold end, the first to be
+ * evicted; a scan never evicts, and its hits do not mark a block as used
+ * again: a scan larger than the cache leaves the blocks that point
+ * lookups keep using where they are, and costs no eviction.
  */
 enum lsm_cache_use {
 	LSM_CACHE_LOOKUP,
@@ -73,13 +72,14 @@ struct lsm_block_cache *lsm_block_cache_create(u64 capacity, const char *name);
 void lsm_block_cache_destroy(struct lsm_block_cache *c);
 
 void lsm_block_cache_owner_init(struct lsm_block_cache *c,
-				struct lsm_cache_owner *o);
+				struct lsm_cache_owner *o, u32 blocks);
 void lsm_block_cache_drop(struct lsm_block_cache *c,
 			  struct lsm_cache_owner *o);
 
 struct lsm_cached_block *lsm_block_cache_lookup(struct lsm_block_cache *c,
 						const struct lsm_cache_owner *o,
 						u32 nr, enum lsm_cache_use use);
+bool lsm_block_cache_has_room(struct lsm_block_cache *c);
 struct lsm_cached_block *lsm_cached_block_alloc(gfp_t gfp);
 struct lsm_cached_block *lsm_block_cache_insert(struct lsm_block_cache *c,
 						struct lsm_cache_owner *o,

@@ -1264,7 +1264,8 @@ int lsm_run_open(struct lsm_bdev *bdev, u64 store_id,
 	kvfree(buf);
 	if (cache) {
 		run->cache = cache;
-		lsm_block_cache_owner_init(cache, &run->owner);
+		lsm_block_cache_owner_init(cache, &run->owner,
+					   run->data_blocks);
 	}
 	*runp = run;
 	return 0;
@@ -1363,7 +1364,8 @@ static int lsm_run_cached(struct lsm_run *run, u32 off,
 /*
  * Data block @off, from the cache, or read and checked (then offered to
  * the cache): *@data points at it, in *@held (a reference the caller
- * puts) or, when the run has no cache, in @buf.
+ * puts) or in @buf, when the run has no cache or a scan's block would
+ * not go in (a full cache: a scan evicts nothing, block_cache.h).
  */
 static int lsm_run_data_block(struct lsm_run *run, u32 off,
 			      enum lsm_cache_use use, u8 *buf,
@@ -1375,7 +1377,8 @@ static int lsm_run_data_block(struct lsm_run *run, u32 off,
 	err = lsm_run_cached(run, off, LSM_BT_RUN_DATA, use, &b);
 	if (err)
 		return err;
-	if (!b && run->cache) {
+	if (!b && run->cache &&
+	    (use == LSM_CACHE_LOOKUP || lsm_block_cache_has_room(run->cache))) {
 		/* Read straight into the page the cache will keep. */
 		b = lsm_cached_block_alloc(GFP_KERNEL | __GFP_NOWARN);
 		if (!b)
@@ -1425,7 +1428,8 @@ static void lsm_run_cache_copy(struct lsm_run *run, u32 off, const u8 *block,
 {
 	struct lsm_cached_block *b;
 
-	if (!run->cache)
+	if (!run->cache ||
+	    (use == LSM_CACHE_SCAN && !lsm_block_cache_has_room(run->cache)))
 		return;
 	b = lsm_cached_block_alloc(GFP_KERNEL | __GFP_NOWARN);
 	if (!b)
@@ -1515,9 +1519,12 @@ static int lsm_run_read_value(struct lsm_run *run,
  * @block:     the data block loaded: in @held, or in @own
  * @held:      the block cache's block the cursor holds (a reference), or
  *             NULL
- * @own:       without a cache, a buffer of the cursor's own
- * @use:       what the cursor reads for: a scan's blocks go in at the
- *             cache's cold end, a lookup's at its hot end
+ * @own:       a buffer of the cursor's own, for a block the cache does
+ *             not keep (a scan's, once the cache is full; any, without a
+ *             cache)
+ * @use:       what the cursor reads for: a scan's blocks go in only
+ *             while the cache has room, at its cold end; a lookup's at
+ *             its hot end
  * @fence:     the data block the cursor is in, as an index into the
  *             run's fences; @run->nr_fences once past the last piece
  * @loaded:    @block holds that data block, checked, and @e is decoded;
@@ -1689,10 +1696,10 @@ static int lsm_run_iter_within(struct lsm_run_iter *it, u32 f, u64 pos)
  * @run: open; it must stay open while the cursor is used
  *
  * The cursor points nowhere until lsm_run_iter_seek().  It holds one
- * data block: a reference on the block cache's, or, for a run without a
- * cache, a buffer of its own (LSM_BLOCK_SIZE).  The blocks it reads go
- * in at the cache's cold end: a scan does not evict the blocks that
- * lookups use.
+ * data block: a reference on the block cache's, or its own buffer
+ * (LSM_BLOCK_SIZE).  The blocks it reads go in only while the block
+ * cache has room, at its cold end: a scan evicts nothing that lookups
+ * use.
  *
  * Context: process; sleeps.  Any number of cursors may be used at once
  * on one run, each by one thread at a time.
@@ -1701,9 +1708,9 @@ static int lsm_run_iter_within(struct lsm_run_iter *it, u32 f, u64 pos)
 struct lsm_run_iter *lsm_run_iter_create(struct lsm_run *run)
 {
 	struct lsm_run_iter *it = kmalloc(sizeof(*it), GFP_KERNEL);
-	u8 *own = run->cache ? NULL : kmalloc(LSM_BLOCK_SIZE, GFP_KERNEL);
+	u8 *own = kmalloc(LSM_BLOCK_SIZE, GFP_KERNEL);
 
-	if (!it || (!run->cache && !own)) {
+	if (!it || !own) {
 		kfree(it);
 		kfree(own);
 		return NULL;

@@ -89,7 +89,7 @@ int lsm_run_next(struct lsm_run *run, u64 pos, struct lsm_piece *out,
  * A cursor over a run's pieces in key order (tombstones included), for
  * scans: each data block is read and checked once (unless the block cache
  * has it), when the cursor first needs a piece of it, not once per piece;
- * the blocks it reads go in at the cache's cold end.  seek() moves it to
+ * the blocks it reads go into the cache only while it has room.  seek() moves it to
  * the first piece ending at or after @pos (forward within its block
  * without a new read), next() to the following piece; both return 0,
  * -ENOENT past the last piece, -ENOMEM (the cursor may be used again), or

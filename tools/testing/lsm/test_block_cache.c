@@ -4,15 +4,17 @@
  *  - hits and misses counted exactly; a block inserted twice is kept once
  *    (the second insert gets the first block back);
  *  - the CLOCK order: the hand takes the oldest block, a block looked up
- *    since the hand last passed gets a second chance, a scan's block goes
- *    first and a scan's hit gives no second chance;
+ *    since the hand last passed gets a second chance; a scan's block goes
+ *    in only while there is room (evicting nothing), at the cold end, and
+ *    a scan's hit gives no second chance;
  *  - the bound: bytes never above the capacity, a cache smaller than one
  *    block keeps nothing, bytes always the blocks' charges;
  *  - shrinking: lsm_block_cache_shrink() evicts exactly what it says
  *    (second chances counted as scanned), the shrinker empties the cache
  *    under the kernel's drop_caches loop (the shim's shim_drop_slab());
- *  - dropping an owner evicts its blocks only; a block held by a reader
- *    outlives its eviction, the owner's drop and the cache itself;
+ *  - dropping an owner evicts its blocks only, all of them (one of more
+ *    blocks than the cache holds too); a block held by a reader outlives
+ *    its eviction, the owner's drop and the cache itself;
  *  - failed allocations: NULL, nothing leaked;
  *  - threads: readers that look up and insert random blocks of shared
  *    owners, checking every byte of every block they hold, while another
@@ -115,7 +117,7 @@ static void measure_charge(void)
 	struct lsm_cache_owner o;
 
 	EXPECT(c);
-	lsm_block_cache_owner_init(c, &o);
+	lsm_block_cache_owner_init(c, &o, 1024);
 	insert(c, &o, 0, LSM_CACHE_LOOKUP);
 	lsm_block_cache_stats(c, &s);
 	EXPECT(s.blocks == 1);
@@ -136,8 +138,8 @@ static void test_order(void)
 	enum { A, B, C, D, E, F, G };
 
 	EXPECT(c);
-	lsm_block_cache_owner_init(c, &o);
-	lsm_block_cache_owner_init(c, &p);
+	lsm_block_cache_owner_init(c, &o, 1024);
+	lsm_block_cache_owner_init(c, &p, 1024);
 	EXPECT(o.id != p.id);
 	EXPECT(!has(c, &o, A, LSM_CACHE_LOOKUP));
 	insert(c, &o, A, LSM_CACHE_LOOKUP);
@@ -168,15 +170,19 @@ static void test_order(void)
 	EXPECT(!has(c, &o, B, LSM_CACHE_SCAN));
 	EXPECT(has(c, &o, A, LSM_CACHE_SCAN) && has(c, &o, C, LSM_CACHE_SCAN) &&
 	       has(c, &o, D, LSM_CACHE_SCAN));
-	/* D A C: a scan's E goes in at the tail, after C is taken... */
-	insert(c, &o, E, LSM_CACHE_SCAN);
-	EXPECT(!has(c, &o, C, LSM_CACHE_SCAN));
-	/* ...and is the next to go: a scan holds one block's room. */
-	insert(c, &o, F, LSM_CACHE_SCAN);
+	/* D A C, full: a scan's E stays its reader's and evicts nothing... */
+	b1 = put_in(c, &o, E, LSM_CACHE_SCAN);
+	EXPECT(filled(lsm_cached_block_data(b1), o.id, E));
+	lsm_cached_block_put(b1);
 	EXPECT(!has(c, &o, E, LSM_CACHE_SCAN));
 	EXPECT(has(c, &o, D, LSM_CACHE_SCAN) && has(c, &o, A, LSM_CACHE_SCAN) &&
-	       has(c, &o, F, LSM_CACHE_SCAN));
-	/* A lookup's block takes F's place; D and A stay. */
+	       has(c, &o, C, LSM_CACHE_SCAN));
+	/* ...and with room (C shrunk away) goes in at the cold end... */
+	EXPECT(lsm_block_cache_shrink(c, 1) == 1);
+	EXPECT(!has(c, &o, C, LSM_CACHE_SCAN));
+	insert(c, &o, F, LSM_CACHE_SCAN);
+	EXPECT(has(c, &o, F, LSM_CACHE_SCAN));
+	/* ...the first to go when a lookup's block needs the room. */
 	insert(c, &o, G, LSM_CACHE_LOOKUP);
 	EXPECT(!has(c, &o, F, LSM_CACHE_SCAN));
 	EXPECT(has(c, &o, G, LSM_CACHE_SCAN) && has(c, &o, D, LSM_CACHE_SCAN) &&
@@ -200,7 +206,7 @@ static void test_order(void)
 	/* Smaller than a block: keeps nothing, and says so. */
 	c = lsm_block_cache_create(charge - 1, "none");
 	EXPECT(c);
-	lsm_block_cache_owner_init(c, &o);
+	lsm_block_cache_owner_init(c, &o, 1024);
 	b1 = put_in(c, &o, 1, LSM_CACHE_LOOKUP);
 	EXPECT(filled(lsm_cached_block_data(b1), o.id, 1));
 	EXPECT(!has(c, &o, 1, LSM_CACHE_LOOKUP));
@@ -208,7 +214,7 @@ static void test_order(void)
 	lsm_cached_block_put(b1);
 	lsm_block_cache_drop(c, &o);
 	lsm_block_cache_destroy(c);
-	printf("test_block_cache: hits, misses, CLOCK order, scans at the cold end, the bound: ok\n");
+	printf("test_block_cache: hits, misses, CLOCK order, scans only into room at the cold end, the bound: ok\n");
 }
 
 /* A shrink evicts what it says; the shrinker empties the cache. */
@@ -221,7 +227,7 @@ static void test_shrink(void)
 	u32 i;
 
 	EXPECT(c);
-	lsm_block_cache_owner_init(c, &o);
+	lsm_block_cache_owner_init(c, &o, 1024);
 	for (i = 0; i < 40; i++)
 		insert(c, &o, i, LSM_CACHE_LOOKUP);
 	/* Oldest first: 0, 1, 2, ...; mark 0 and 2. */
@@ -270,8 +276,8 @@ static void test_lifetimes(void)
 	u32 i;
 
 	EXPECT(c);
-	lsm_block_cache_owner_init(c, &o);
-	lsm_block_cache_owner_init(c, &p);
+	lsm_block_cache_owner_init(c, &o, 1024);
+	lsm_block_cache_owner_init(c, &p, 1024);
 	for (i = 0; i < 4; i++) {
 		insert(c, &o, i, LSM_CACHE_LOOKUP);
 		insert(c, &p, i, LSM_CACHE_LOOKUP);
@@ -301,6 +307,31 @@ static void test_lifetimes(void)
 	lsm_cached_block_put(held[1]);
 	lsm_cached_block_put(held[2]);
 	printf("test_block_cache: blocks held across eviction, drop and destroy: ok\n");
+}
+
+/* A run larger than the cache, dropped: every block of it found. */
+static void test_drop_many(void)
+{
+	struct lsm_block_cache *c = lsm_block_cache_create(2500 * charge, "many");
+	struct lsm_cache_owner o, p;
+	u32 i;
+
+	EXPECT(c);
+	lsm_block_cache_owner_init(c, &o, 3000);
+	lsm_block_cache_owner_init(c, &p, 10);
+	insert(c, &p, 9, LSM_CACHE_LOOKUP);
+	EXPECT(has(c, &p, 9, LSM_CACHE_LOOKUP));
+	for (i = 0; i < 3000; i++)
+		insert(c, &o, i, i % 3 ? LSM_CACHE_LOOKUP : LSM_CACHE_SCAN);
+	EXPECT(stats(c).blocks == 2500);
+	EXPECT(has(c, &p, 9, LSM_CACHE_SCAN));
+	lsm_block_cache_drop(c, &o);
+	EXPECT(stats(c).blocks == 1);
+	EXPECT(has(c, &p, 9, LSM_CACHE_SCAN));
+	lsm_block_cache_drop(c, &p);
+	EXPECT(stats(c).bytes == 0);
+	lsm_block_cache_destroy(c);
+	printf("test_block_cache: a 3000-block owner in a 2500-block cache dropped whole: ok\n");
 }
 
 /* Failed allocations: NULL, and nothing leaked (LeakSanitizer). */
@@ -439,7 +470,7 @@ static void *churn_main(void *arg)
 		struct lsm_cache_owner o;
 		u32 nr, n = 1 + xorshift64(&rng) % 12;
 
-		lsm_block_cache_owner_init(sh->c, &o);
+		lsm_block_cache_owner_init(sh->c, &o, n);
 		for (nr = 0; nr < n; nr++)
 			insert(sh->c, &o, nr, nr % 2 ? LSM_CACHE_SCAN :
 						       LSM_CACHE_LOOKUP);
@@ -469,7 +500,7 @@ static void test_threads(void)
 	sh.c = lsm_block_cache_create(THREAD_CAP * charge, "threads");
 	EXPECT(sh.c);
 	for (i = 0; i < SHARED_OWNERS; i++)
-		lsm_block_cache_owner_init(sh.c, &sh.owners[i]);
+		lsm_block_cache_owner_init(sh.c, &sh.owners[i], SHARED_BLOCKS);
 	EXPECT(!pthread_create(&shrinker, NULL, shrinker_main, &sh));
 	EXPECT(!pthread_create(&churn, NULL, churn_main, &sh));
 	for (i = 0; i < nthreads; i++) {
@@ -540,6 +571,7 @@ int main(int argc, char **argv)
 	test_order();
 	test_shrink();
 	test_lifetimes();
+	test_drop_many();
 	test_nomem();
 	test_threads();
 	/* Every struct freed after its grace period: nothing left. */
