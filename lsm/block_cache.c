@@ -254,7 +254,7 @@ static void lsm_block_cache_put_list(struct list_head *out)
  * lsm_block_cache_create() - a cache for one store
  * @capacity: the bound on what it holds, in bytes, at most
  *            LSM_BLOCK_CACHE_MAX; below one block's charge (a page and
- *            about a hundred bytes) it holds nothing
+ *            its 64 bytes of bookkeeping) it holds nothing
  * @name:     names its shrinker (the device's name; a path is cut to its
  *            last component)
  *

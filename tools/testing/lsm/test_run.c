@@ -62,7 +62,7 @@ static u64 rng_state;
 
 /* The block cache the runs of the current test go through, or NULL. */
 static struct lsm_block_cache *cache;
-/* Three blocks (a page and about a hundred bytes each): eviction at once. */
+/* Three blocks (a page and some 64 bytes each): eviction at once. */
 #define TINY_CACHE	(4 * 4096)
 
 static u64 rnd(void)

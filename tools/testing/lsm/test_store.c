@@ -232,7 +232,7 @@ static unsigned int make_write(struct wop *w, u64 seq)
 	return n;
 }
 
-/* Three blocks of the cache (a page and about a hundred bytes each). */
+/* Three blocks of the cache (a page and some 64 bytes each). */
 #define TINY_CACHE	(4 * 4096)
 
 static struct lsm_options small = {
