@@ -472,7 +472,7 @@ bench-lsm: setup
 # ext4 in the guest; BENCH_LSM_VM_CPUS vCPUs, slab debugging off and the
 # TSC as the clock (both drivers read the clock around every operation:
 # emulated HPET reads would be measured).  BENCH_LSM_VM_ARGS go to
-# run.py: 30K keys per thread, 4 MiB memtables, 3000 reads per thread
+# run.py: 30K keys per thread, 4 MiB memtables, 30000 reads per thread
 # for readrandom and 3 rounds by default (Documentation/lsm-bench.rst
 # says why).  The guest cannot write to the
 # tree: the host regenerates the reports and, unless BENCH_LSM_VM_DOC is
@@ -481,7 +481,7 @@ bench-lsm: setup
 BENCH_LSM_VM_KERNEL ?= 6.1
 BENCH_LSM_VM_CPUS ?= 2
 BENCH_LSM_VM_DISK_MB ?= 2048
-BENCH_LSM_VM_ARGS ?= --num 30000 --memtable-bytes 4194304 --reads 3000 --rounds 3
+BENCH_LSM_VM_ARGS ?= --num 30000 --memtable-bytes 4194304 --reads 30000 --rounds 3
 BENCH_LSM_VM_DOC ?= --doc $(TOP)/Documentation/lsm-bench.rst
 BENCH_LSM_VM_KREL = $(if $(filter 6.12,$(BENCH_LSM_VM_KERNEL)),$(KREL_612),$(KREL_61))
 bench-lsm-vm: setup

@@ -35,6 +35,22 @@ unsigned int lsm_level_find(const struct lsm_level *lv, u64 pos)
 }
 
 /**
+ * lsm_level_outside() - whether no run of a level overlaps a range
+ * @lv:    the level
+ * @first: the range's first unit
+ * @last:  its last
+ *
+ * Context: any.
+ * Return: true if the level holds nothing in [@first, @last].
+ */
+bool lsm_level_outside(const struct lsm_level *lv, u64 first, u64 last)
+{
+	unsigned int i = lsm_level_find(lv, first);
+
+	return i == lv->nr || lsm_run_info_of(lv->runs[i])->first_key > last;
+}
+
+/**
  * lsm_level_get() - the piece of a level covering a unit
  * @lv:        the level
  * @k:         the unit

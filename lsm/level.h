@@ -30,6 +30,7 @@ int lsm_level_get(const struct lsm_level *lv, u64 k, struct lsm_piece *out,
 int lsm_level_next(const struct lsm_level *lv, u64 pos, struct lsm_piece *out,
 		   void *vbuf, u32 vbuf_size);
 unsigned int lsm_level_find(const struct lsm_level *lv, u64 pos);
+bool lsm_level_outside(const struct lsm_level *lv, u64 first, u64 last);
 
 /**
  * struct lsm_level_iter - a cursor over a level's pieces in key order

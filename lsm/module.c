@@ -18,6 +18,7 @@
 #include <linux/debugfs.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include "block_cache.h"
 #include "dev.h"
 #include "uapi/sl_lsm_dev.h"
 
@@ -71,6 +72,11 @@ module_param(run_kb, uint, 0644);
 MODULE_PARM_DESC(run_kb,
 		 "Size (KiB) of the runs a merge writes (default 0: the memtable's size, at most 16 MiB)");
 
+static unsigned int block_cache_mb = LSM_BLOCK_CACHE_DEFAULT >> 20;
+module_param(block_cache_mb, uint, 0644);
+MODULE_PARM_DESC(block_cache_mb,
+		 "MiB of run blocks each attached store keeps in memory, given back under memory pressure (default 8, as RocksDB's block cache; 0: the default)");
+
 /**
  * lsm_module_options() - the options of an attach that sets none itself
  * @opt: filled in from the module parameters as they are now
@@ -86,6 +92,7 @@ void lsm_module_options(struct lsm_options *opt)
 	u64 mt = READ_ONCE(memtable_bytes);
 	u32 imm = READ_ONCE(max_immutables);
 	u32 ms = READ_ONCE(commit_interval_ms);
+	u64 cache = (u64)READ_ONCE(block_cache_mb) << 20;
 
 	memset(opt, 0, sizeof(*opt));
 	if (mt < SL_LSM_MEMTABLE_MIN || mt > SL_LSM_MEMTABLE_MAX)
@@ -114,6 +121,11 @@ void lsm_module_options(struct lsm_options *opt)
 	opt->pending_stop_bytes = (u64)READ_ONCE(pending_stop_mb) << 20;
 	opt->slowdown_bytes_per_sec = (u64)READ_ONCE(slowdown_mb_per_sec) << 20;
 	opt->run_bytes = (u64)READ_ONCE(run_kb) << 10;
+	if (cache > LSM_BLOCK_CACHE_MAX)
+		pr_warn_ratelimited("block_cache_mb=%llu above %llu: using the default\n",
+				    cache >> 20, LSM_BLOCK_CACHE_MAX >> 20);
+	else
+		opt->block_cache_bytes = cache;
 }
 
 static struct dentry *lsm_debugfs_root;

@@ -11,7 +11,10 @@
  *
  * Concurrency: an open run (struct lsm_run) is never changed after
  * lsm_run_open() returns it: its fences and filter are only read, and
- * each lookup reads blocks into buffers of its own.  Any number of
+ * each lookup reads blocks into pages it then offers the store's block
+ * cache (block_cache.c: lockless lookups, a reference held while a
+ * block is decoded in place), or, for a run opened without a cache,
+ * into buffers of its own.  Any number of
  * threads may call lsm_run_get() and lsm_run_next() on it at once without
  * a lock, and walk it with cursors (struct lsm_run_iter), each cursor
  * used by one thread at a time; lsm_run_close() must not race with them
@@ -24,6 +27,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "block.h"
+#include "block_cache.h"
 #include "bloom.h"
 #include "run.h"
 #include "run_format.h"
@@ -60,6 +64,8 @@ struct lsm_run_long_mem {
  * @bloom:       the filter over the units of the short pieces
  * @nr_long:     long pieces
  * @longs:       their windows, in key order
+ * @cache:       the store's block cache, or NULL to read every block
+ * @owner:       this run, as @cache knows it
  */
 struct lsm_run {
 	struct lsm_bdev *bdev;
@@ -71,6 +77,8 @@ struct lsm_run {
 	struct lsm_bloom bloom;
 	u64 nr_long;
 	struct lsm_run_long_mem *longs;
+	struct lsm_block_cache *cache;
+	struct lsm_cache_owner owner;
 };
 
 /* --- Little-endian fields at any alignment, as data block entries are --- */
@@ -1153,6 +1161,9 @@ static int lsm_run_load_longs(struct lsm_run *run, const u8 *blocks, u32 off,
  * @bdev:     the device
  * @store_id: the store's id, which every block of the run must carry
  * @info:     the manifest's record of the run
+ * @cache:    the store's block cache, which keeps the run's data and
+ *            value blocks once read and checked; NULL to read each
+ *            block every time it is needed
  * @runp:     set to the open run
  *
  * Reads the footer, then the index and filter in one read, checks every
@@ -1166,7 +1177,8 @@ static int lsm_run_load_longs(struct lsm_run *run, const u8 *blocks, u32 off,
  * error (-EIO); -ENOMEM.
  */
 int lsm_run_open(struct lsm_bdev *bdev, u64 store_id,
-		 const struct lsm_run_info *info, struct lsm_run **runp)
+		 const struct lsm_run_info *info,
+		 struct lsm_block_cache *cache, struct lsm_run **runp)
 {
 	struct lsm_run *run;
 	u8 *buf;
@@ -1250,6 +1262,11 @@ int lsm_run_open(struct lsm_bdev *bdev, u64 store_id,
 	if (err)
 		goto fail;
 	kvfree(buf);
+	if (cache) {
+		run->cache = cache;
+		lsm_block_cache_owner_init(cache, &run->owner,
+					   run->data_blocks);
+	}
 	*runp = run;
 	return 0;
 
@@ -1263,12 +1280,16 @@ fail:
  * lsm_run_close() - forget an open run
  * @run: from lsm_run_open(), or NULL
  *
- * Context: any that may free memory; no lookup of @run may be running.
+ * Its blocks leave the block cache at once.
+ *
+ * Context: process; no lookup of @run may be running.
  */
 void lsm_run_close(struct lsm_run *run)
 {
 	if (!run)
 		return;
+	if (run->cache)
+		lsm_block_cache_drop(run->cache, &run->owner);
 	kvfree(run->fences);
 	kvfree(run->bloom.bits);
 	kvfree(run->longs);
@@ -1321,40 +1342,183 @@ static bool lsm_run_long_covers(const struct lsm_run *run, u64 k)
 	return lo < run->nr_long && run->longs[lo].start <= k;
 }
 
-/* Copy a value from its value blocks: as much as @vbuf_size takes. */
-static int lsm_run_read_value(struct lsm_run *run,
-			      const struct lsm_run_entry *e,
-			      void *vbuf, u32 vbuf_size)
+/* --- Blocks through the cache --- */
+
+/*
+ * Block @off of the run as the cache holds it, in *@bp with a reference
+ * (NULL if the cache has not got it, or there is none).  It passed its
+ * check when it went in; its type is asked again, since only what the
+ * entries naming an offset say makes it a data or a value block.
+ */
+static int lsm_run_cached(struct lsm_run *run, u32 off,
+			  enum lsm_block_type type, enum lsm_cache_use use,
+			  struct lsm_cached_block **bp)
 {
-	u32 want = min(e->piece.ext.vlen, vbuf_size);
-	u32 nr = lsm_run_value_blocks(want), i, off = 0;
-	u8 *buf;
+	const struct lsm_block_header *h;
+	struct lsm_cached_block *b;
+
+	*bp = NULL;
+	if (!run->cache)
+		return 0;
+	b = lsm_block_cache_lookup(run->cache, &run->owner, off, use);
+	if (!b)
+		return 0;
+	h = lsm_cached_block_data(b);
+	if (le16_to_cpu(h->type) != type) {
+		lsm_cached_block_put(b);
+		return lsm_run_bad(run->bdev, &run->info, off, type,
+				   "stale or misdirected (another type, place or run)");
+	}
+	*bp = b;
+	return 0;
+}
+
+/*
+ * Data block @off, from the cache, or read and checked (then offered to
+ * the cache): *@data points at it, in *@held (a reference the caller
+ * puts) or in @buf, when the run has no cache or a scan's block would
+ * not go in (a full cache: a scan evicts nothing, block_cache.h).
+ */
+static int lsm_run_data_block(struct lsm_run *run, u32 off,
+			      enum lsm_cache_use use, u8 *buf,
+			      const u8 **data, struct lsm_cached_block **held)
+{
+	struct lsm_cached_block *b;
 	int err;
 
-	if (!nr)
+	err = lsm_run_cached(run, off, LSM_BT_RUN_DATA, use, &b);
+	if (err)
+		return err;
+	if (!b && run->cache &&
+	    (use == LSM_CACHE_LOOKUP || lsm_block_cache_has_room(run->cache))) {
+		/* Read straight into the page the cache will keep. */
+		b = lsm_cached_block_alloc(GFP_KERNEL | __GFP_NOWARN);
+		if (!b)
+			return -ENOMEM;
+		err = lsm_run_read_checked(run->bdev, run->store_id,
+					   &run->info, off, LSM_BT_RUN_DATA,
+					   lsm_cached_block_data(b), 1);
+		if (err) {
+			lsm_cached_block_put(b);
+			return err;
+		}
+		b = lsm_block_cache_insert(run->cache, &run->owner, off, b,
+					   use);
+	}
+	*held = b;
+	if (b) {
+		*data = lsm_cached_block_data(b);
 		return 0;
-	buf = kvmalloc((size_t)nr * LSM_BLOCK_SIZE, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	err = lsm_run_read_checked(run->bdev, run->store_id, &run->info,
-				   e->value_block, LSM_BT_RUN_VALUE, buf, nr);
-	for (i = 0; !err && i < nr; i++) {
-		const u8 *block = buf + (size_t)i * LSM_BLOCK_SIZE;
-		u32 chunk = min_t(u32, e->piece.ext.vlen - off,
-				  LSM_BLOCK_BODY);
+	}
+	*data = buf;
+	return lsm_run_read_checked(run->bdev, run->store_id, &run->info, off,
+				    LSM_BT_RUN_DATA, buf, 1);
+}
 
-		if (lsm_run_used(block) != sizeof(struct lsm_block_header) +
-					   chunk) {
-			err = lsm_run_bad(run->bdev, &run->info,
-					  e->value_block + i, LSM_BT_RUN_VALUE,
-					  "size wrong for its value");
+/* Copy what value block @i of @e's value holds (as much as @want takes). */
+static int lsm_run_value_chunk(struct lsm_run *run,
+			       const struct lsm_run_entry *e, u32 i,
+			       const u8 *block, void *vbuf, u32 want)
+{
+	u32 off = i * (u32)LSM_BLOCK_BODY;
+	u32 chunk = min_t(u32, e->piece.ext.vlen - off, LSM_BLOCK_BODY);
+
+	if (lsm_run_used(block) != sizeof(struct lsm_block_header) + chunk)
+		return lsm_run_bad(run->bdev, &run->info, e->value_block + i,
+				   LSM_BT_RUN_VALUE, "size wrong for its value");
+	memcpy((u8 *)vbuf + off, block + sizeof(struct lsm_block_header),
+	       min(chunk, want - off));
+	return 0;
+}
+
+/*
+ * Offer the cache a copy of a value block just read and checked.  The
+ * value is already had: without memory for the copy it is not kept.
+ */
+static void lsm_run_cache_copy(struct lsm_run *run, u32 off, const u8 *block,
+			       enum lsm_cache_use use)
+{
+	struct lsm_cached_block *b;
+
+	if (!run->cache ||
+	    (use == LSM_CACHE_SCAN && !lsm_block_cache_has_room(run->cache)))
+		return;
+	b = lsm_cached_block_alloc(GFP_KERNEL | __GFP_NOWARN);
+	if (!b)
+		return;
+	memcpy(lsm_cached_block_data(b), block, LSM_BLOCK_SIZE);
+	lsm_cached_block_put(lsm_block_cache_insert(run->cache, &run->owner,
+						    off, b, use));
+}
+
+/*
+ * Copy a value from its value blocks: as much as @vbuf_size takes.  The
+ * blocks the cache holds are copied from there; each stretch of the
+ * others is read with one read (all of them, without a cache) and
+ * offered to the cache.
+ */
+static int lsm_run_read_value(struct lsm_run *run,
+			      const struct lsm_run_entry *e,
+			      void *vbuf, u32 vbuf_size,
+			      enum lsm_cache_use use)
+{
+	u32 want = min(e->piece.ext.vlen, vbuf_size);
+	u32 nr = lsm_run_value_blocks(want), i = 0, j, k;
+	struct lsm_cached_block *hit = NULL;
+	u8 *buf = NULL;
+	int err = 0;
+
+	while (i < nr) {
+		if (!hit) {
+			err = lsm_run_cached(run, e->value_block + i,
+					     LSM_BT_RUN_VALUE, use, &hit);
+			if (err)
+				break;
+		}
+		if (hit) {
+			err = lsm_run_value_chunk(run, e, i,
+						  lsm_cached_block_data(hit),
+						  vbuf, want);
+			lsm_cached_block_put(hit);
+			hit = NULL;
+			if (err)
+				break;
+			i++;
+			continue;
+		}
+		/* Block @i is not there: read up to the next one that is. */
+		for (j = i + 1; j < nr; j++) {
+			err = lsm_run_cached(run, e->value_block + j,
+					     LSM_BT_RUN_VALUE, use, &hit);
+			if (err || hit)
+				break;
+		}
+		if (err)
+			break;
+		/* The first stretch is the longest: one buffer serves all. */
+		if (!buf)
+			buf = kvmalloc((size_t)(nr - i) * LSM_BLOCK_SIZE,
+				       GFP_KERNEL);
+		if (!buf) {
+			err = -ENOMEM;
 			break;
 		}
-		memcpy((u8 *)vbuf + off,
-		       block + sizeof(struct lsm_block_header),
-		       min(chunk, want - off));
-		off += chunk;
+		err = lsm_run_read_checked(run->bdev, run->store_id,
+					   &run->info, e->value_block + i,
+					   LSM_BT_RUN_VALUE, buf, j - i);
+		for (k = i; !err && k < j; k++) {
+			const u8 *block = buf + (size_t)(k - i) * LSM_BLOCK_SIZE;
+
+			err = lsm_run_value_chunk(run, e, k, block, vbuf, want);
+			if (!err)
+				lsm_run_cache_copy(run, e->value_block + k,
+						   block, use);
+		}
+		if (err)
+			break;
+		i = j;
 	}
+	lsm_cached_block_put(hit);
 	kvfree(buf);
 	return err;
 }
@@ -1364,7 +1528,15 @@ static int lsm_run_read_value(struct lsm_run *run,
 /**
  * struct lsm_run_iter - a cursor over the pieces of a run, in key order
  * @run:       the run
- * @block:     a buffer for one data block
+ * @block:     the data block loaded: in @held, or in @own
+ * @held:      the block cache's block the cursor holds (a reference), or
+ *             NULL
+ * @own:       a buffer of the cursor's own, for a block the cache does
+ *             not keep (a scan's, once the cache is full; any, without a
+ *             cache)
+ * @use:       what the cursor reads for: a scan's blocks go in only
+ *             while the cache has room, at its cold end; a lookup's at
+ *             its hot end
  * @fence:     the data block the cursor is in, as an index into the
  *             run's fences; @run->nr_fences once past the last piece
  * @loaded:    @block holds that data block, checked, and @e is decoded;
@@ -1378,14 +1550,18 @@ static int lsm_run_read_value(struct lsm_run *run,
  * @err:       a block failed to read or check: every later call fails so
  * @e:         the current entry
  *
- * A block is read and checked once, when the cursor first needs one of
- * its pieces, and its entries are decoded one by one as the cursor
- * steps; a cursor moved to a later block by the fences alone reads
- * nothing until a piece of that block is asked for.
+ * A block is read and checked once (or found in the block cache), when
+ * the cursor first needs one of its pieces, and its entries are decoded
+ * one by one as the cursor steps, in place in the cache's page; a cursor
+ * moved to a later block by the fences alone reads nothing until a piece
+ * of that block is asked for.
  */
 struct lsm_run_iter {
 	struct lsm_run *run;
-	u8 *block;
+	const u8 *block;
+	struct lsm_cached_block *held;
+	u8 *own;
+	enum lsm_cache_use use;
 	u32 fence;
 	bool loaded;
 	const u8 *p;
@@ -1398,12 +1574,21 @@ struct lsm_run_iter {
 };
 
 static void lsm_run_iter_setup(struct lsm_run_iter *it, struct lsm_run *run,
-			       u8 *block)
+			       u8 *own, enum lsm_cache_use use)
 {
 	memset(it, 0, sizeof(*it));
 	it->run = run;
-	it->block = block;
+	it->own = own;
+	it->use = use;
 	it->fence = run->nr_fences;
+}
+
+/* Give back the cache's block the cursor holds, if any. */
+static void lsm_run_iter_release(struct lsm_run_iter *it)
+{
+	lsm_cached_block_put(it->held);
+	it->held = NULL;
+	it->block = NULL;
 }
 
 static int lsm_run_iter_fail(struct lsm_run_iter *it, const char *why)
@@ -1441,11 +1626,13 @@ static int lsm_run_iter_load(struct lsm_run_iter *it)
 	struct lsm_run_data_head head;
 	int err;
 
-	err = lsm_run_read_checked(run->bdev, run->store_id, &run->info,
-				   run->fences[it->fence].block,
-				   LSM_BT_RUN_DATA, it->block, 1);
+	lsm_run_iter_release(it);
+	err = lsm_run_data_block(run, run->fences[it->fence].block, it->use,
+				 it->own, &it->block, &it->held);
 	if (err) {
-		it->err = err;
+		/* A lack of memory may pass; a bad run stays bad. */
+		if (err != -ENOMEM)
+			it->err = err;
 		return err;
 	}
 	it->p = it->block + sizeof(struct lsm_block_header);
@@ -1521,7 +1708,10 @@ static int lsm_run_iter_within(struct lsm_run_iter *it, u32 f, u64 pos)
  * @run: open; it must stay open while the cursor is used
  *
  * The cursor points nowhere until lsm_run_iter_seek().  It holds one
- * data block's buffer (LSM_BLOCK_SIZE).
+ * data block: a reference on the block cache's, or its own buffer
+ * (LSM_BLOCK_SIZE).  The blocks it reads go in only while the block
+ * cache has room, at its cold end: a scan evicts nothing that lookups
+ * use.
  *
  * Context: process; sleeps.  Any number of cursors may be used at once
  * on one run, each by one thread at a time.
@@ -1530,14 +1720,14 @@ static int lsm_run_iter_within(struct lsm_run_iter *it, u32 f, u64 pos)
 struct lsm_run_iter *lsm_run_iter_create(struct lsm_run *run)
 {
 	struct lsm_run_iter *it = kmalloc(sizeof(*it), GFP_KERNEL);
-	u8 *block = kmalloc(LSM_BLOCK_SIZE, GFP_KERNEL);
+	u8 *own = kmalloc(LSM_BLOCK_SIZE, GFP_KERNEL);
 
-	if (!it || !block) {
+	if (!it || !own) {
 		kfree(it);
-		kfree(block);
+		kfree(own);
 		return NULL;
 	}
-	lsm_run_iter_setup(it, run, block);
+	lsm_run_iter_setup(it, run, own, LSM_CACHE_SCAN);
 	return it;
 }
 
@@ -1546,15 +1736,17 @@ struct lsm_run_iter *lsm_run_iter_create(struct lsm_run *run)
  * @it:  the cursor, from lsm_run_iter_create()
  * @run: open; it must stay open while the cursor is used
  *
- * Keeps the cursor's buffer, so that walking a level of many runs costs
- * one allocation; forgets any error.  The cursor points nowhere until
+ * Keeps the cursor's buffer and gives back the cache's block it holds,
+ * so that walking a level of many runs costs one allocation; forgets any
+ * error.  The cursor points nowhere until
  * lsm_run_iter_seek().
  *
  * Context: any.
  */
 void lsm_run_iter_reset(struct lsm_run_iter *it, struct lsm_run *run)
 {
-	lsm_run_iter_setup(it, run, it->block);
+	lsm_run_iter_release(it);
+	lsm_run_iter_setup(it, run, it->own, it->use);
 }
 
 /**
@@ -1567,7 +1759,8 @@ void lsm_run_iter_destroy(struct lsm_run_iter *it)
 {
 	if (!it)
 		return;
-	kfree(it->block);
+	lsm_run_iter_release(it);
+	kfree(it->own);
 	kfree(it);
 }
 
@@ -1585,8 +1778,9 @@ void lsm_run_iter_destroy(struct lsm_run_iter *it)
  * Context: process; sleeps.
  * Return: 0 with the cursor on the piece covering @pos, else the first
  * after it; -ENOENT if every piece ends before @pos; -EUCLEAN if a block
- * fails its check; the read's error (-EIO); once a call has failed, its
- * error again.
+ * fails its check; the read's error (-EIO); -ENOMEM for the block
+ * cache's page (the call may be made again); once a call has failed
+ * with -EUCLEAN or -EIO, its error again.
  */
 int lsm_run_iter_seek(struct lsm_run_iter *it, u64 pos)
 {
@@ -1618,8 +1812,9 @@ int lsm_run_iter_seek(struct lsm_run_iter *it, u64 pos)
  *
  * Context: process; sleeps.
  * Return: 0; -ENOENT past the last piece; -EUCLEAN if a block fails its
- * check; the read's error (-EIO); once a call has failed, its error
- * again.
+ * check; the read's error (-EIO); -ENOMEM for the block cache's page
+ * (the call may be made again); once a call has failed with -EUCLEAN
+ * or -EIO, its error again.
  */
 int lsm_run_iter_next(struct lsm_run_iter *it)
 {
@@ -1663,7 +1858,8 @@ u64 lsm_run_iter_start(const struct lsm_run_iter *it)
  *
  * Context: process; sleeps.
  * Return: 0; -EUCLEAN if the block fails its check; the read's error
- * (-EIO); once a call has failed, its error again.
+ * (-EIO); -ENOMEM for the block cache's page (the call may be made
+ * again); once a call has failed with -EUCLEAN or -EIO, its error again.
  */
 int lsm_run_iter_piece(struct lsm_run_iter *it, struct lsm_piece *out)
 {
@@ -1688,8 +1884,8 @@ int lsm_run_iter_piece(struct lsm_run_iter *it, struct lsm_piece *out)
  * @vbuf_size: may be 0
  *
  * A value inline in the data block is copied from the block already
- * read; one in value blocks is read (as many blocks as @vbuf_size needs)
- * and checked.
+ * read; one in value blocks is taken from the block cache or read (as
+ * many blocks as @vbuf_size needs) and checked.
  *
  * Context: process; sleeps.
  * Return: 0; -EUCLEAN if a value block fails its check; the read's error
@@ -1706,7 +1902,8 @@ int lsm_run_iter_value(struct lsm_run_iter *it, void *vbuf, u32 vbuf_size)
 	if (WARN_ON_ONCE(!it->loaded))
 		return -EINVAL;
 	if (it->e.value_out) {
-		err = lsm_run_read_value(it->run, &it->e, vbuf, vbuf_size);
+		err = lsm_run_read_value(it->run, &it->e, vbuf, vbuf_size,
+					 it->use);
 		/* A bad run stays bad; only a lack of memory may pass. */
 		if (err && err != -ENOMEM)
 			it->err = err;
@@ -1728,13 +1925,15 @@ static int lsm_run_find(struct lsm_run *run,
 			void *vbuf, u32 vbuf_size)
 {
 	struct lsm_run_iter it;
-	u8 *block;
+	u8 *own = NULL;
 	int err;
 
-	block = kmalloc(LSM_BLOCK_SIZE, GFP_KERNEL);
-	if (!block)
-		return -ENOMEM;
-	lsm_run_iter_setup(&it, run, block);
+	if (!run->cache) {
+		own = kmalloc(LSM_BLOCK_SIZE, GFP_KERNEL);
+		if (!own)
+			return -ENOMEM;
+	}
+	lsm_run_iter_setup(&it, run, own, LSM_CACHE_LOOKUP);
 	err = lsm_run_iter_within(&it, fence - run->fences, pos);
 	if (!err)
 		err = lsm_run_iter_piece(&it, out);
@@ -1744,7 +1943,8 @@ static int lsm_run_find(struct lsm_run *run,
 		err = lsm_run_iter_value(&it, vbuf, vbuf_size);
 	if (!err)
 		out->ext.value = vbuf;
-	kfree(block);
+	lsm_run_iter_release(&it);
+	kfree(own);
 	return err;
 }
 
@@ -1758,8 +1958,9 @@ static int lsm_run_find(struct lsm_run *run,
  * @vbuf_size: may be 0
  *
  * Asks the fences and then the filter (or, for the long pieces, their
- * exact list); reads at most one data block,
- * plus the value blocks of a large value (as many as @vbuf_size needs).
+ * exact list); reads at most one data block, plus the value blocks of a
+ * large value (as many as @vbuf_size needs), each only if the block
+ * cache has not got it.
  *
  * Context: process; sleeps.  Any number of lookups may run at once.
  * Return: 0; -ENOENT if no piece covers @k; -EUCLEAN if a block fails its
@@ -1791,8 +1992,9 @@ int lsm_run_get(struct lsm_run *run, u64 k, struct lsm_piece *out,
  * @vbuf:      up to @vbuf_size bytes of the value are copied here
  * @vbuf_size: may be 0
  *
- * Reads one data block, plus the value blocks of a large value.  To walk
- * a run, lsm_run_iter_*() read each block once.
+ * Reads one data block, plus the value blocks of a large value, each
+ * only if the block cache has not got it.  To walk a run,
+ * lsm_run_iter_*() read each block once.
  *
  * Context: process; sleeps.  Any number of lookups may run at once.
  * Return: 0; -ENOENT if every piece ends before @pos; -EUCLEAN if a

@@ -12,6 +12,8 @@
 #include "bdev.h"
 #include "record.h"
 
+struct lsm_block_cache;
+
 /**
  * struct lsm_run_info - what the manifest records about a run
  * @id:          unique in the store, never reused; the epoch of its blocks
@@ -67,9 +69,14 @@ int lsm_run_size(struct lsm_run_source *src, u64 *nr_blocks);
  */
 int lsm_run_write(struct lsm_bdev *bdev, u64 store_id,
 		  struct lsm_run_source *src, struct lsm_run_info *info);
-/* Read the footer, index and filter of a run into memory, checking them. */
+/*
+ * Read the footer, index and filter of a run into memory, checking them.
+ * Its data and value blocks go through @cache (the store's; NULL: none)
+ * once read and checked, and leave it when the run is closed.
+ */
 int lsm_run_open(struct lsm_bdev *bdev, u64 store_id,
-		 const struct lsm_run_info *info, struct lsm_run **runp);
+		 const struct lsm_run_info *info,
+		 struct lsm_block_cache *cache, struct lsm_run **runp);
 void lsm_run_close(struct lsm_run *run);
 /* The manifest's record of an open run. */
 const struct lsm_run_info *lsm_run_info_of(const struct lsm_run *run);
@@ -85,11 +92,13 @@ int lsm_run_next(struct lsm_run *run, u64 pos, struct lsm_piece *out,
 
 /*
  * A cursor over a run's pieces in key order (tombstones included), for
- * scans: each data block is read and checked once, when the cursor first
- * needs a piece of it, not once per piece.  seek() moves it to the first
- * piece ending at or after @pos (forward within its block without a new
- * read), next() to the following piece; both return 0, -ENOENT past the
- * last piece, or -EUCLEAN/-EIO, after which the cursor keeps failing.
+ * scans: each data block is read and checked once (unless the block cache
+ * has it), when the cursor first needs a piece of it, not once per piece;
+ * the blocks it reads go into the cache only while it has room.  seek() moves it to
+ * the first piece ending at or after @pos (forward within its block
+ * without a new read), next() to the following piece; both return 0,
+ * -ENOENT past the last piece, -ENOMEM (the cursor may be used again), or
+ * -EUCLEAN/-EIO, after which the cursor keeps failing.
  * start() is the cursor's piece's first unit, known without a read;
  * piece() reads its block if need be; value() copies its value, reading
  * value blocks for a large one.

@@ -460,7 +460,13 @@ static int lsm_store_clip(struct lsm_layers *ls, unsigned int upto, u64 k,
 	for (unsigned int j = 0; j < upto; j++) {
 		u64 pos = *from;
 
+		/* Nothing left to clip (a point's window is @k alone). */
+		if (*from == k && *to == k)
+			break;
 		lsm_layers_source(ls, j, &src);
+		/* Runs wholly outside the window: no block of them to read. */
+		if (!src.mt && lsm_level_outside(&src.lv, *from, *to))
+			continue;
 		/* Each piece of the newer source left of @k pushes @from up ... */
 		while (pos < k) {
 			err = lsm_source_next(&src, pos, &p, scratch, 0);
@@ -692,7 +698,8 @@ static int lsm_store_load_layers(struct lsm_store *st)
 		struct lsm_layer *l = ls->l[pos[i]];
 
 		l->info = *info;
-		err = lsm_run_open(st->bdev, st->sb.store_id, info, &l->run);
+		err = lsm_run_open(st->bdev, st->sb.store_id, info, st->cache,
+				   &l->run);
 		if (err) {
 			if (err == -EUCLEAN)
 				pr_err("lsm: %s: run %llu does not pass its check\n",
@@ -798,6 +805,12 @@ int lsm_store_open(struct lsm_bdev *bdev, const struct lsm_options *opt,
 		       LSM_MIN_BLOCKS);
 		return -ENOSPC;
 	}
+	if (opt && opt->block_cache_bytes > LSM_BLOCK_CACHE_MAX) {
+		pr_err("lsm: %s: a block cache of %llu bytes is more than %llu\n",
+		       bdev->name, (unsigned long long)opt->block_cache_bytes,
+		       LSM_BLOCK_CACHE_MAX);
+		return -EINVAL;
+	}
 	st = kzalloc(sizeof(*st), GFP_KERNEL);
 	if (!st)
 		return -ENOMEM;
@@ -812,6 +825,8 @@ int lsm_store_open(struct lsm_bdev *bdev, const struct lsm_options *opt,
 		st->opt.commit_interval_ms = LSM_DEFAULT_COMMIT_MS;
 	lsm_store_merge_options(&st->opt, &st->ccfg);
 	mutex_init(&st->compact_mutex);
+	if (!st->opt.block_cache_bytes)
+		st->opt.block_cache_bytes = LSM_BLOCK_CACHE_DEFAULT;
 	mutex_init(&st->write_mutex);
 	mutex_init(&st->manifest_mutex);
 	spin_lock_init(&st->layers_lock);
@@ -844,9 +859,13 @@ int lsm_store_open(struct lsm_bdev *bdev, const struct lsm_options *opt,
 	err = -ENOMEM;
 	if (!st->pool)
 		goto fail_manifest;
+	st->cache = lsm_block_cache_create(st->opt.block_cache_bytes,
+					   bdev->name);
+	if (!st->cache)
+		goto fail_pool;
 	err = lsm_store_load_layers(st);
 	if (err)
-		goto fail_pool;
+		goto fail_cache;
 	err = lsm_store_replay(st);
 	if (err)
 		goto fail_layers;
@@ -887,6 +906,8 @@ fail_wal:
 fail_layers:
 	cancel_work_sync(&st->flush_work);
 	lsm_layers_put(st, st->layers);
+fail_cache:
+	lsm_block_cache_destroy(st->cache);
 fail_pool:
 	lsm_pool_destroy(st->pool);
 fail_manifest:
@@ -943,6 +964,7 @@ int lsm_store_close(struct lsm_store *st)
 	mutex_lock(&st->manifest_mutex);
 	lsm_store_reclaim(st);
 	mutex_unlock(&st->manifest_mutex);
+	lsm_block_cache_destroy(st->cache);	/* after the runs dropped theirs */
 	lsm_pool_destroy(st->pool);
 	lsm_manifest_destroy(&st->m);
 	lsm_space_destroy(&st->space);
@@ -962,6 +984,7 @@ int lsm_store_close(struct lsm_store *st)
  */
 void lsm_store_stats(struct lsm_store *st, struct lsm_stats *stats)
 {
+	struct lsm_block_cache_stats cs;
 	struct lsm_layers *ls;
 	struct lsm_shape shape;
 
@@ -1000,6 +1023,10 @@ void lsm_store_stats(struct lsm_store *st, struct lsm_stats *stats)
 	stats->group_writers = st->group_writers;
 	spin_unlock(&st->commit_lock);
 	stats->read_only = READ_ONCE(st->error) != 0;
+	lsm_block_cache_stats(st->cache, &cs);
+	stats->cache_hits = cs.hits;
+	stats->cache_misses = cs.misses;
+	stats->cache_bytes = cs.bytes;
 }
 
 /**

@@ -42,6 +42,11 @@ struct lsm_store;
  * @no_wal:             no write-ahead log: writes are durable only once
  *                      their memtable is written out (seed 001's
  *                      benchmark); a crash loses the memtables
+ * @block_cache_bytes:  the bound of the block cache of the runs' data
+ *                      and value blocks (block_cache.h); 0 for the
+ *                      default, 8 MiB, at most LSM_BLOCK_CACHE_MAX; below
+ *                      one block's charge (a page and its bookkeeping) it
+ *                      keeps nothing
  */
 struct lsm_options {
 	u64 memtable_bytes;
@@ -55,6 +60,7 @@ struct lsm_options {
 	u64 pending_stop_bytes;
 	u64 slowdown_bytes_per_sec;
 	bool no_wal;
+	u64 block_cache_bytes;
 };
 
 /* lsm_store_open() flags */

@@ -30,6 +30,7 @@
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+#include "block_cache.h"
 #include "compact.h"
 #include "level.h"
 #include "manifest.h"
@@ -101,6 +102,7 @@ struct lsm_store {
 	struct lsm_manifest m;
 	struct lsm_wal wal;
 	struct lsm_pool *pool;
+	struct lsm_block_cache *cache;	/* the runs' blocks, lockless reads */
 
 	struct mutex compact_mutex;	/* one merge at a time */
 	struct mutex write_mutex;	/* seq, log writer, memtable inserts */

@@ -68,7 +68,8 @@ static int lsm_store_make_run(struct lsm_store *st, struct lsm_run_source *src,
 		err = l ? 0 : -ENOMEM;
 	}
 	if (!err)
-		err = lsm_run_open(st->bdev, st->sb.store_id, &info, &l->run);
+		err = lsm_run_open(st->bdev, st->sb.store_id, &info,
+				   st->cache, &l->run);
 	if (err) {
 		kfree(l);
 		mutex_lock(&st->manifest_mutex);

@@ -37,7 +37,7 @@ if prev=$(disk_by_serial sllsmprev); then
 	took "the read back after a reboot"
 fi
 
-for t in lsm_ioctl_test lsm_badinput_test lsm_concurrency_test lsm_corrupt_test; do
+for t in lsm_ioctl_test lsm_badinput_test lsm_concurrency_test lsm_cache_test lsm_corrupt_test; do
 	echo "guest: running lsm/$t on $disk"
 	SL_LSM_DISK=$disk SL_LSM_SMALL_DISK=$small "$tests/$t"
 	case $? in

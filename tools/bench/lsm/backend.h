@@ -24,6 +24,8 @@
  * @memtable_bytes: db_bench's --write_buffer_size
  * @max_immutables: db_bench's --max_write_buffer_number less the active one
  * @no_wal:         db_bench's --disable_wal
+ * @cache_bytes:    db_bench's --cache_size: the store's block cache (0:
+ *                  the store's default, 8 MiB)
  */
 struct lsmb_config {
 	const char *path;
@@ -32,6 +34,7 @@ struct lsmb_config {
 	uint64_t memtable_bytes;
 	uint32_t max_immutables;
 	bool no_wal;
+	uint64_t cache_bytes;
 };
 
 /* A put of one key (an extent of length 1, as the comparison uses). */
@@ -55,6 +58,9 @@ struct lsmb_stats {
 	uint64_t user_bytes;
 	uint64_t group_commits;
 	uint64_t group_writers;
+	uint64_t cache_hits;
+	uint64_t cache_misses;
+	uint64_t cache_bytes;
 };
 
 struct lsmb_db;

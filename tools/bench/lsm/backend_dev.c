@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -48,6 +49,33 @@ static int dev_ioctl(struct lsmb_db *db, unsigned long cmd, void *arg)
 	return ioctl(db->fd, cmd, arg) ? -errno : 0;
 }
 
+/*
+ * The store's block cache: an attach takes its size from the module
+ * parameter block_cache_mb, which this sets (root may write it).
+ */
+#define CACHE_PARAM	"/sys/module/sl_lsm/parameters/block_cache_mb"
+
+static int dev_set_cache(uint64_t bytes)
+{
+	char buf[32];
+	int fd, n, err = 0;
+
+	if (!bytes)
+		return 0;
+	if (bytes % (1 << 20))
+		return -EINVAL;	/* the parameter is in MiB */
+	n = snprintf(buf, sizeof(buf), "%llu\n",
+		     (unsigned long long)(bytes >> 20));
+	fd = open(CACHE_PARAM, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, buf, n) != n)
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	return err;
+}
+
 static int dev_open(const struct lsmb_config *cfg, bool fresh,
 		    struct lsmb_db **dbp)
 {
@@ -63,6 +91,11 @@ static int dev_open(const struct lsmb_config *cfg, bool fresh,
 
 	if (!db)
 		return -ENOMEM;
+	err = dev_set_cache(cfg->cache_bytes);
+	if (err) {
+		free(db);
+		return err;
+	}
 	db->fd = open(cfg->device, O_RDWR | O_CLOEXEC);
 	if (db->fd < 0) {
 		err = -errno;
@@ -209,7 +242,8 @@ static int dev_stats(struct lsmb_db *db, struct lsmb_stats *out)
 		.stall_ns = s.stall_ns, .wal_bytes = s.wal_bytes,
 		.run_bytes = s.run_bytes, .manifest_bytes = s.manifest_bytes,
 		.user_bytes = s.user_bytes, .group_commits = s.group_commits,
-		.group_writers = s.group_writers,
+		.group_writers = s.group_writers, .cache_hits = s.cache_hits,
+		.cache_misses = s.cache_misses, .cache_bytes = s.cache_bytes,
 	};
 	return 0;
 }

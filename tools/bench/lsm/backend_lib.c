@@ -71,6 +71,7 @@ static int lib_open(const struct lsmb_config *cfg, bool fresh,
 		.memtable_bytes = cfg->memtable_bytes,
 		.max_immutables = cfg->max_immutables,
 		.no_wal = cfg->no_wal,
+		.block_cache_bytes = cfg->cache_bytes,
 	};
 	struct lsmb_db *db;
 	int err;
@@ -223,7 +224,8 @@ static int lib_stats(struct lsmb_db *db, struct lsmb_stats *out)
 		.stall_ns = s.stall_ns, .wal_bytes = s.wal_bytes,
 		.run_bytes = s.run_bytes, .manifest_bytes = s.manifest_bytes,
 		.user_bytes = s.user_bytes, .group_commits = s.group_commits,
-		.group_writers = s.group_writers,
+		.group_writers = s.group_writers, .cache_hits = s.cache_hits,
+		.cache_misses = s.cache_misses, .cache_bytes = s.cache_bytes,
 	};
 	return 0;
 }

@@ -55,7 +55,7 @@ static struct {
 	bool sync, disable_wal, use_existing_db, histogram;
 	int64_t write_buffer_size;
 	int max_write_buffer_number;
-	uint64_t seed, db_bytes;
+	uint64_t seed, db_bytes, cache_size;
 	const char *db, *json, *backend, *device;
 } flags = {
 	.benchmarks = "fillseq,fillrandom,readrandom,readseq",
@@ -115,6 +115,8 @@ static void usage(void)
 "  --write_buffer_size=B    memtable bytes (%" PRId64 ")\n"
 "  --max_write_buffer_number=N  memtables, the active one included (%d)\n"
 "  --seek_nexts=N           keys read after each seek of seekrandom (0)\n"
+"  --cache_size=B           the store's block cache (0: its default, 8 MiB;\n"
+"                           dev: in MiB, set through the module parameter)\n"
 "  --seed=N                 0: from the clock\n"
 "  --use_existing_db        keep the store at --db\n"
 "  --histogram              accepted; latency percentiles are always printed\n"
@@ -155,6 +157,7 @@ static const struct flag {
 	{ "max_write_buffer_number", F_INT, &flags.max_write_buffer_number },
 	{ "seed", F_U64, &flags.seed },
 	{ "db_bytes", F_U64, &flags.db_bytes },
+	{ "cache_size", F_U64, &flags.cache_size },
 	{ "db", F_STR, &flags.db },
 	{ "json", F_STR, &flags.json },
 	{ "backend", F_STR, &flags.backend },
@@ -755,6 +758,9 @@ static void print_stats(bool memstats)
 	printf("lsm.user-bytes: %" PRIu64 "\n", s.user_bytes);
 	printf("lsm.group-commits: %" PRIu64 "\n", s.group_commits);
 	printf("lsm.group-writers: %" PRIu64 "\n", s.group_writers);
+	printf("lsm.cache-hits: %" PRIu64 "\n", s.cache_hits);
+	printf("lsm.cache-misses: %" PRIu64 "\n", s.cache_misses);
+	printf("lsm.cache-bytes: %" PRIu64 "\n", s.cache_bytes);
 }
 
 static void open_store(bool fresh)
@@ -819,6 +825,7 @@ int main(int argc, char **argv)
 		.memtable_bytes = flags.write_buffer_size,
 		.max_immutables = flags.max_write_buffer_number - 1,
 		.no_wal = flags.disable_wal,
+		.cache_bytes = flags.cache_size,
 	};
 	/* Every name is checked before anything runs, as db_bench does. */
 	list = strdup(flags.benchmarks);

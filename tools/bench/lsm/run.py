@@ -108,6 +108,9 @@ EXTRA_WORKLOADS = [
 VM_WORKLOADS = "fillseq,fillrandom,fillseq-batch100,fillrandom-batch100," \
     "readrandom,readseq"
 
+# The reads whose block cache counters the report shows.
+CACHE_WORKLOADS = ("readrandom", "readseq")
+
 # (workload, target ratio to RocksDB) for each thread count; the last
 # native goal is the store's own 2-thread fillsync against its 1-thread
 # rate.
@@ -208,16 +211,16 @@ class Runner:
                  "threads": threads, "batch_size": 1,
                  "write_buffer_size": a.memtable_bytes,
                  "max_write_buffer_number": WRITE_BUFFERS,
-                 "seed": a.seed, "histogram": 1, "sync": 0, "disable_wal": 0}
+                 "seed": a.seed, "histogram": 1, "sync": 0, "disable_wal": 0,
+                 # The block cache: db_bench's flag, the store's too.
+                 "cache_size": a.cache_bytes}
         flags.update(extra)
         return flags
 
     def peer_flags(self):
         """RocksDB's flags beyond the common ones: no compression (the
-        store has none), Bloom filters of the store's size, the block
-        cache the size the store's is."""
+        store has none), Bloom filters of the store's size."""
         return {"compression_type": "none", "bloom_bits": BLOOM_BITS,
-                "cache_size": self.args.cache_bytes,
                 "statistics": 0, "stats_per_interval": 0}
 
     def command(self, impl, benchmarks, flags):
@@ -266,6 +269,8 @@ class Runner:
             benchmarks += ",memstats"
         if name == "fillsync" and impl == OURS:
             benchmarks += ",stats"    # writers per flush (group commit)
+        if name in CACHE_WORKLOADS and impl == OURS:
+            benchmarks += ",stats"    # the block cache's hits and misses
         disk = self.disk_of(impl)
         before = disk_stat(disk)
         out = self.run(impl, benchmarks, flags, f"r{rnd}-{name}-t{threads}")
@@ -499,6 +504,29 @@ def disk_rows(doc):
     return head, rows if any(r[2] != "n/a" for r in rows) else []
 
 
+def cache_rows(doc):
+    """The store's block cache in each read cell's median round: blocks
+    found there and blocks read from the device, per operation."""
+    res, threads = doc["results"], doc["config"]["threads"]
+    rows = []
+    for name in CACHE_WORKLOADS:
+        for t in threads:
+            c = find(res, name, OURS, t)
+            s = (c or {}).get("stats", {})
+            ops = (c or {}).get("operations")
+            if "lsm.cache-hits" not in s or not ops:
+                continue
+            hits, misses = s["lsm.cache-hits"], s["lsm.cache-misses"]
+            rows.append([name, str(t), f"{hits / ops:.3f}",
+                         f"{misses / ops:.3f}",
+                         f"{100 * hits / (hits + misses):.1f}%"
+                         if hits + misses else "n/a",
+                         f"{s['lsm.cache-bytes'] / 2**20:.1f}"])
+    head = ["workload", "threads", "cache hits/op", "device block reads/op",
+            "hit rate", "cache MiB at the end"]
+    return head, rows
+
+
 def md_table(head, rows):
     return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + \
         ["| " + " | ".join(r) + " |" for r in rows]
@@ -540,6 +568,12 @@ def write_reports(doc, out, rst_doc, name="lsm"):
     failed = [f"- round {f['round']}, {f['cell']}: {f['error']}"
               for f in doc.get("failures", [])]
     dh, drows = disk_rows(doc)
+    ch, crows = cache_rows(doc)
+    cache_text = ("The store's block cache (its counters after each read "
+                  "cell's median round, from the store's opening on; "
+                  f"{doc['config'].get('cache_bytes', 8 << 20) >> 20} MiB, as "
+                  "RocksDB's --cache_size): blocks found in it and blocks "
+                  "read from the device (each checked) per operation:")
     disk_text = ("Disk requests per operation (each cell's median round, "
                  "from /sys/block/DEV/stat around the driver's process, its "
                  "opening of the database included; bytes/op are bytes "
@@ -553,6 +587,8 @@ def write_reports(doc, out, rst_doc, name="lsm"):
         ["", "## Goals (issue 19)", ""] + md_table(gh, grows) + \
         (["", "## Memtable bytes per record (seed 001's workload)", ""] +
          md_table(mh, mrows) if mrows else []) + \
+        (["", "## Block cache", "", cache_text, ""] + md_table(ch, crows)
+         if crows else []) + \
         (["", "## Disk I/O", "", disk_text, ""] + md_table(dh, drows)
          if drows else []) + \
         ["", "## RocksDB's configuration", "", "db_bench flags:", "", "```",
@@ -572,6 +608,10 @@ def write_reports(doc, out, rst_doc, name="lsm"):
             "Memtable bytes per record after seed 001's workload (RocksDB keeps "
             "every put; the store keeps one record per key):", 75) + [""]
         rst += rst_table(mh, mrows) if mrows else ["(not measured)"]
+    if crows:
+        rst += [""] + textwrap.wrap(cache_text.replace("--cache_size",
+                                                       "``--cache_size``"), 75) + [""]
+        rst += rst_table(ch, crows)
     if drows:
         rst += [""] + textwrap.wrap(disk_text.replace("/sys", "``/sys")
                                     .replace("stat ", "stat`` "), 75) + [""]
@@ -654,7 +694,7 @@ def main():
                     help="readrandom's reads per thread (default --num)")
     ap.add_argument("--seed", type=int, default=301)
     ap.add_argument("--cache-bytes", type=int, default=8 << 20,
-                    help="RocksDB's block cache (default %(default)s)")
+                    help="the block cache of both, RocksDB's and the store's (default %(default)s)")
     ap.add_argument("--out", default=os.path.join(TOP, "build", "bench"))
     ap.add_argument("--db-dir", help="where both databases go "
                     "(default OUT/lsm-db: the same file system for both)")
@@ -772,6 +812,7 @@ def main():
                       "fillsync_writes": args.fillsync_writes,
                       "reads": args.reads,
                       "memtable_bytes": args.memtable_bytes,
+                      "cache_bytes": args.cache_bytes,
                       "write_buffers": WRITE_BUFFERS,
                       "workload_names": [w[0] for w in chosen],
                       "workloads": [{"name": w[0], "benchmark": w[1], "flags": w[2],

@@ -27,17 +27,28 @@
  *   blocks read per lookup, measured from the device's counters and
  *   printed (Documentation/lsm-runs.rst, "Measured", quotes them).
  *
+ * - the same with the store's block cache (lsm/block_cache.c) under the
+ *   runs: none, one of three blocks (every few reads evict) and a large
+ *   one; a walk reads each data block once from the device or the cache,
+ *   and whatever the cache held of a damaged run's blocks, nothing wrong
+ *   comes back; readers on four threads share a three-block cache while
+ *   a fifth thread shrinks it, as reclaim would.
+ *
  * Options: --seed N (default: the time), --big (longer runs).
  */
 #include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <asm/byteorder.h>
+#include <linux/rcupdate.h>
+#include <linux/shrinker.h>
 #include <linux/slab.h>
 #include "block.h"
+#include "block_cache.h"
 #include "bloom.h"
 #include "run.h"
 
@@ -48,6 +59,11 @@
 
 static u64 seed;
 static u64 rng_state;
+
+/* The block cache the runs of the current test go through, or NULL. */
+static struct lsm_block_cache *cache;
+/* Three blocks (a page and some 64 bytes each): eviction at once. */
+#define TINY_CACHE	(4 * 4096)
 
 static u64 rnd(void)
 {
@@ -542,24 +558,39 @@ static bool cursor_failed(struct lsm_run_iter *it, int err, u64 *errors)
 	return true;
 }
 
+/* The cache's counters, all zero without one. */
+static struct lsm_block_cache_stats cache_stats(void)
+{
+	struct lsm_block_cache_stats cs = { 0 };
+
+	if (cache) {
+		lsm_block_cache_stats(cache, &cs);
+		/* Never more than its bound, whatever the test did. */
+		EXPECT(cs.bytes <= cs.capacity);
+	}
+	return cs;
+}
+
 /*
  * Walk the whole run with one cursor, piece by piece across every block
  * boundary, and then seek it back and forth to piece boundaries, against
- * the model.  Undamaged, the walk without values reads each data block
- * exactly once.  Damaged, the cursor may fail (counted in *@errors) but
- * never gives a wrong piece or value.
+ * the model.  Undamaged, the walk without values takes each data block
+ * exactly once: from the cache or with one read.  Damaged, the cursor
+ * may fail (counted in *@errors) but never gives a wrong piece or value.
  */
 static void check_cursor(struct tdev *d, struct lsm_run *run,
 			 const struct lsm_run_info *info,
 			 const struct piece_set *s, bool damaged, u64 *errors)
 {
 	struct lsm_run_iter *it = lsm_run_iter_create(run);
+	struct lsm_block_cache_stats c0, c1;
 	struct lsm_piece got;
 	u64 i, reads, k, n;
 	int err;
 
 	EXPECT(it);
 	/* A walk of pieces alone: every data block read once. */
+	c0 = cache_stats();
 	reads = d->reads;
 	err = lsm_run_iter_seek(it, 0);
 	for (i = 0; !err; i++) {
@@ -575,8 +606,15 @@ static void check_cursor(struct tdev *d, struct lsm_run *run,
 	if (damaged && cursor_failed(it, err, errors))
 		goto out;
 	EXPECT(err == -ENOENT && i == s->n);
-	/* (Damaged, a block in another's place miscounts the data blocks.) */
-	EXPECT(damaged || d->reads - reads == data_blocks(d, info));
+	/*
+	 * Each data block once: a hit, or a miss and one read.  (Damaged, a
+	 * block in another's place miscounts the data blocks.)
+	 */
+	c1 = cache_stats();
+	EXPECT(damaged || d->reads - reads == (cache ? c1.misses - c0.misses :
+					       data_blocks(d, info)));
+	EXPECT(damaged || !cache || c1.hits - c0.hits + c1.misses - c0.misses ==
+	       data_blocks(d, info));
 	/* Past the end it stays there. */
 	EXPECT(lsm_run_iter_next(it) == -ENOENT);
 
@@ -704,10 +742,29 @@ static void test_roundtrip(unsigned int rounds, u64 max_pieces)
 		for (b = 0; b < d.bdev.nr_blocks; b++)
 			EXPECT(d.writes[b] == (b >= first && b < first + info.nr_blocks));
 
-		EXPECT(lsm_run_open(&d.bdev, store, &info, &run) == 0);
+		/* No cache, one that evicts every few reads, a large one. */
+		switch (r % 3) {
+		case 0:
+			cache = NULL;
+			break;
+		case 1:
+			cache = lsm_block_cache_create(TINY_CACHE, "tiny");
+			break;
+		default:
+			cache = lsm_block_cache_create(1 << 20, "large");
+		}
+		EXPECT(r % 3 == 0 || cache);
+		EXPECT(lsm_run_open(&d.bdev, store, &info, cache, &run) == 0);
 		check_run(run, &s, false, &errors);
 		check_cursor(&d, run, &info, &s, false, &errors);
+		/* Twice: now from what the cache kept. */
+		if (cache)
+			check_run(run, &s, false, &errors);
 		lsm_run_close(run);
+		/* A closed run's blocks leave the cache at once. */
+		EXPECT(cache_stats().blocks == 0);
+		lsm_block_cache_destroy(cache);
+		cache = NULL;
 		tdev_destroy(&d);
 		free_set(&s);
 	}
@@ -721,8 +778,11 @@ static void test_damage(void)
 	struct tdev d, od;
 	u8 saved[LSM_BLOCK_SIZE];
 	u64 b, errors = 0, cases = 0, open_refused = 0, damaged = 0;
+	struct lsm_block_cache *dcache = lsm_block_cache_create(TINY_CACHE,
+								 "damage");
 	unsigned int kind;
 
+	EXPECT(dcache);
 	make_set(&s, 80, rnd() >> 2, 10);
 	tdev_init(&d, 4096, false);
 	EXPECT(write_run(&d, store, &s, 7, 3, &info) == 0);
@@ -740,6 +800,8 @@ static void test_damage(void)
 		    rnd_below(info.nr_blocks) >= 40)
 			continue;
 		damaged++;
+		/* Every other block through a cache: a bad block never enters. */
+		cache = damaged % 2 ? dcache : NULL;
 		memcpy(saved, blk, LSM_BLOCK_SIZE);
 		for (kind = 0; kind < 6; kind++) {
 			struct lsm_run *run;
@@ -777,7 +839,7 @@ static void test_damage(void)
 				break;
 			}
 			cases++;
-			err = lsm_run_open(&d.bdev, store, &info, &run);
+			err = lsm_run_open(&d.bdev, store, &info, cache, &run);
 			if (err) {
 				/* Only the blocks open reads may refuse it. */
 				EXPECT(type == LSM_BT_RUN_FOOTER ||
@@ -803,6 +865,7 @@ static void test_damage(void)
 			d.fail_read = -1;
 		}
 	}
+	cache = NULL;
 	printf("test_run: damage: %llu cases over %llu of %llu blocks, %llu refused at open, %llu lookups refused, none wrong\n",
 	       (unsigned long long)cases, (unsigned long long)damaged,
 	       (unsigned long long)info.nr_blocks,
@@ -815,24 +878,32 @@ static void test_damage(void)
 
 		bad = info;
 		bad.nr_pieces++;
-		EXPECT(lsm_run_open(&d.bdev, store, &bad, &run) == -EUCLEAN);
+		EXPECT(lsm_run_open(&d.bdev, store, &bad, cache, &run) == -EUCLEAN);
 		bad = info;
 		bad.first_key--;
-		EXPECT(lsm_run_open(&d.bdev, store, &bad, &run) == -EUCLEAN);
+		EXPECT(lsm_run_open(&d.bdev, store, &bad, cache, &run) == -EUCLEAN);
 		bad = info;
 		bad.max_seq++;
-		EXPECT(lsm_run_open(&d.bdev, store, &bad, &run) == -EUCLEAN);
+		EXPECT(lsm_run_open(&d.bdev, store, &bad, cache, &run) == -EUCLEAN);
 		bad = info;
 		bad.id = 8;	/* the other run's id: none of this run's blocks */
-		EXPECT(lsm_run_open(&d.bdev, store, &bad, &run) == -EUCLEAN);
+		EXPECT(lsm_run_open(&d.bdev, store, &bad, cache, &run) == -EUCLEAN);
 		bad = info;
 		bad.nr_blocks--;	/* no footer there */
-		EXPECT(lsm_run_open(&d.bdev, store, &bad, &run) == -EUCLEAN);
+		EXPECT(lsm_run_open(&d.bdev, store, &bad, cache, &run) == -EUCLEAN);
 		bad = info;
 		bad.first_block = d.bdev.nr_blocks - 2;	/* off the device */
-		EXPECT(lsm_run_open(&d.bdev, store, &bad, &run) == -EINVAL);
-		EXPECT(lsm_run_open(&d.bdev, store ^ 2, &info, &run) == -EUCLEAN);
+		EXPECT(lsm_run_open(&d.bdev, store, &bad, cache, &run) == -EINVAL);
+		EXPECT(lsm_run_open(&d.bdev, store ^ 2, &info, cache, &run) == -EUCLEAN);
 	}
+	/* Every run closed: the cache holds nothing. */
+	{
+		struct lsm_block_cache_stats cs;
+
+		lsm_block_cache_stats(dcache, &cs);
+		EXPECT(cs.blocks == 0 && cs.bytes == 0 && cs.misses);
+	}
+	lsm_block_cache_destroy(dcache);
 	tdev_destroy(&d);
 	tdev_destroy(&od);
 	free_set(&s);
@@ -956,7 +1027,7 @@ static void test_refusals(void)
 	}
 	for (n = 1;; n++) {
 		shim_fail_nth(n);
-		err = lsm_run_open(&d.bdev, store, &info, &run);
+		err = lsm_run_open(&d.bdev, store, &info, cache, &run);
 		shim_fail_off();
 		if (!err)
 			break;
@@ -1070,7 +1141,7 @@ static void test_figures(u64 points)
 	make_points(&s, points, 8, false);
 	tdev_init(&d, points / 8 + 64, false);
 	EXPECT(write_run(&d, store, &s, 1, 0, &info) == 0);
-	EXPECT(lsm_run_open(&d.bdev, store, &info, &run) == 0);
+	EXPECT(lsm_run_open(&d.bdev, store, &info, cache, &run) == 0);
 	for (i = 0; i < s.n; i++) {	/* no false negative */
 		EXPECT(lsm_run_get(run, s.p[i].start, &got, vbuf, 8) == 0);
 		EXPECT(got.ext.seq == s.p[i].ext.seq);
@@ -1098,7 +1169,7 @@ static void test_figures(u64 points)
 	make_points(&s, points, 100, true);
 	tdev_init(&d, points / 20 + 64, false);
 	EXPECT(write_run(&d, store, &s, 2, 0, &info) == 0);
-	EXPECT(lsm_run_open(&d.bdev, store, &info, &run) == 0);
+	EXPECT(lsm_run_open(&d.bdev, store, &info, cache, &run) == 0);
 	reads = d.reads;
 	for (i = 0; i < s.n; i += 1 + rnd_below(8), hits++)
 		EXPECT(lsm_run_get(run, i, &got, vbuf, sizeof(vbuf)) == 0);
@@ -1118,7 +1189,7 @@ static void test_figures(u64 points)
 	make_mixed(&s, points / 4);
 	tdev_init(&d, 16 + s.n, false);
 	EXPECT(write_run(&d, store, &s, 3, 0, &info) == 0);
-	EXPECT(lsm_run_open(&d.bdev, store, &info, &run) == 0);
+	EXPECT(lsm_run_open(&d.bdev, store, &info, cache, &run) == 0);
 	misses = 0;
 	for (i = 0; i < s.n; i++) {
 		u64 start = s.p[i].start, last = lsm_last(start, s.p[i].len);
@@ -1150,7 +1221,7 @@ static void test_figures(u64 points)
 	make_points(&s, 3, LSM_VALUE_MAX, true);
 	tdev_init(&d, 128, false);
 	EXPECT(write_run(&d, store, &s, 4, 0, &info) == 0);
-	EXPECT(lsm_run_open(&d.bdev, store, &info, &run) == 0);
+	EXPECT(lsm_run_open(&d.bdev, store, &info, cache, &run) == 0);
 	reads = d.reads;
 	EXPECT(lsm_run_get(run, 1, &got, vbuf, sizeof(vbuf)) == 0);
 	printf("test_run: a 64 KiB value: %llu blocks read by its get\n",
@@ -1202,6 +1273,7 @@ static void *reader(void *p)
 	static __thread u8 buf[LSM_VALUE_MAX];
 	u64 x = a->seed | 1, i;
 
+	shim_rcu_register();
 	for (i = 0; i < 3000; i++) {
 		struct lsm_piece got;
 		u64 at, k;
@@ -1216,35 +1288,85 @@ static void *reader(void *p)
 		if (err || got.ext.seq != a->s->p[at].ext.seq ||
 		    (got.ext.vlen && buf[got.ext.vlen - 1] !=
 		     value_byte(&a->s->p[at].ext, got.ext.vlen - 1)))
-			return NULL;
+			break;
 		a->done++;
 	}
+	shim_rcu_unregister();
 	return NULL;
+}
+
+/* Reclaim while the readers run: the cache's shrinker, or a shrink. */
+static bool readers_done;
+
+static void *reclaimer(void *p)
+{
+	u64 x = (u64)(uintptr_t)p | 1, passes = 0;
+
+	shim_rcu_register();
+	while (!__atomic_load_n(&readers_done, __ATOMIC_ACQUIRE)) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		if (x % 3)
+			lsm_block_cache_shrink(cache, 1 + x % 4);
+		else
+			shim_drop_slab();
+		passes++;
+		sched_yield();
+	}
+	shim_rcu_unregister();
+	return (void *)(uintptr_t)passes;
 }
 
 static void test_readers(void)
 {
 	struct reader_arg args[4];
-	pthread_t t[4];
+	pthread_t t[4], rt;
 	struct piece_set s;
 	struct lsm_run_info info;
 	struct lsm_run *run;
 	struct tdev d;
-	unsigned int i;
+	unsigned int i, pass;
+	void *reclaims;
 
 	make_set(&s, 400, rnd() >> 8, 0);
 	tdev_init(&d, 16 + 400 * 20, false);
 	EXPECT(write_run(&d, store, &s, 9, 0, &info) == 0);
-	EXPECT(lsm_run_open(&d.bdev, store, &info, &run) == 0);
-	for (i = 0; i < 4; i++) {
-		args[i] = (struct reader_arg){ run, &s, rnd(), 0 };
-		EXPECT(!pthread_create(&t[i], NULL, reader, &args[i]));
+	/* Without a cache, then sharing three cached blocks under reclaim. */
+	for (pass = 0; pass < 2; pass++) {
+		cache = pass ? lsm_block_cache_create(TINY_CACHE, "readers") :
+			NULL;
+		EXPECT(!pass || cache);
+		EXPECT(lsm_run_open(&d.bdev, store, &info, cache, &run) == 0);
+		readers_done = false;
+		if (cache)
+			EXPECT(!pthread_create(&rt, NULL, reclaimer,
+					       (void *)(uintptr_t)rnd()));
+		for (i = 0; i < 4; i++) {
+			args[i] = (struct reader_arg){ run, &s, rnd(), 0 };
+			EXPECT(!pthread_create(&t[i], NULL, reader, &args[i]));
+		}
+		for (i = 0; i < 4; i++) {
+			pthread_join(t[i], NULL);
+			EXPECT(args[i].done == 3000);
+		}
+		__atomic_store_n(&readers_done, true, __ATOMIC_RELEASE);
+		if (cache) {
+			struct lsm_block_cache_stats cs = cache_stats();
+
+			pthread_join(rt, &reclaims);
+			printf("test_run: readers: 4 threads, a cache of %llu blocks, %llu hits, %llu misses, %lu reclaim passes beside them\n",
+			       (unsigned long long)(TINY_CACHE / 4096 - 1),
+			       (unsigned long long)cs.hits,
+			       (unsigned long long)cs.misses,
+			       (unsigned long)(uintptr_t)reclaims);
+			EXPECT(cs.hits && cs.misses);
+		}
+		lsm_run_close(run);
+		EXPECT(cache_stats().blocks == 0);
+		lsm_block_cache_destroy(cache);
+		cache = NULL;
 	}
-	for (i = 0; i < 4; i++) {
-		pthread_join(t[i], NULL);
-		EXPECT(args[i].done == 3000);
-	}
-	lsm_run_close(run);
 	tdev_destroy(&d);
 	free_set(&s);
 }
@@ -1282,6 +1404,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rng_state = seed * 0x9e3779b97f4a7c15ULL | 1;
 	printf("test_run: seed %llu\n", (unsigned long long)seed);
+	/* The cache's lookups are RCU readers. */
+	shim_rcu_register();
 	lap(NULL);
 
 	test_bloom();
@@ -1296,6 +1420,8 @@ int main(int argc, char **argv)
 	lap("concurrent readers");
 	test_figures(big ? 1000000 : 50000);
 	lap("figures");
+	rcu_barrier();
+	shim_rcu_unregister();
 	printf("test_run: ok\n");
 	return 0;
 }

@@ -19,7 +19,12 @@
  * the writes up to its sequence number, and that includes every write
  * acknowledged as durable before the cut.
  *
- *   test_store --seed N [--ops N] [--rounds R] [--random C] [-v]
+ * The block cache under the runs holds three blocks (--cache BYTES to
+ * change it; 0 for the store's default of 8 MiB), so that the
+ * differential test evicts every few reads; the run without the log
+ * uses the default.
+ *
+ *   test_store --seed N [--ops N] [--rounds R] [--random C] [--cache B] [-v]
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -29,6 +34,7 @@
 #include <pthread.h>
 #include <linux/delay.h>
 #include <linux/rcupdate.h>
+#include <linux/shrinker.h>
 #include "format.h"
 #include "memdev.h"
 #include "store.h"
@@ -232,10 +238,14 @@ static unsigned int make_write(struct wop *w, u64 seq)
 	return n;
 }
 
-static const struct lsm_options small = {
+/* Three blocks of the cache (a page and some 64 bytes each). */
+#define TINY_CACHE	(4 * 4096)
+
+static struct lsm_options small = {
 	.memtable_bytes = 6 * 1024,
 	.max_immutables = 2,
 	.commit_interval_ms = 50,
+	.block_cache_bytes = TINY_CACHE,
 };
 
 /* Without the log: durable only through runs (seed 001's benchmark). */
@@ -256,6 +266,7 @@ static const struct lsm_options deep = {
 	.commit_interval_ms = 50,
 	.l0_compact_runs = 2,
 	.run_bytes = 4 * 1024,
+	.block_cache_bytes = TINY_CACHE,
 };
 
 static const struct lsm_options *store_opts = &small;
@@ -278,7 +289,8 @@ static void run_diff(u64 nops)
 	struct unit m[UNITS] = { { 0 } };
 	struct lsm_store *st = open_store(bdev, LSM_OPEN_FORMAT);
 	struct lsm_stats stats;
-	u64 seq = 1, reopens = 0, gets = 0, scans = 0, merges = 0;
+	u64 seq = 1, reopens = 0, gets = 0, scans = 0, merges = 0, shrinks = 0;
+	u64 cache_bound = store_opts->block_cache_bytes ?: 8 << 20;
 	unsigned int levels_seen = 0;
 	struct wop w[MAX_OPS];
 	struct lsm_op ops[MAX_OPS];
@@ -334,6 +346,10 @@ static void run_diff(u64 nops)
 			st = open_store(bdev, 0);
 			check_all(st, m);
 			reopens++;
+		} else if (what < 97) {
+			/* Memory pressure: the cache's shrinker is called. */
+			shim_shrink_slab(rnd() % 13);
+			shrinks++;
 		} else {
 			/* Bad input: refused, nothing applied. */
 			struct lsm_op bad = { .kind = LSM_OP_PUT, .key = U64_MAX,
@@ -347,6 +363,10 @@ static void run_diff(u64 nops)
 	}
 	check_all(st, m);
 	lsm_store_stats(st, &stats);
+	if (stats.cache_bytes > cache_bound)
+		FAIL("cache: %llu bytes held, more than its %llu",
+		     (unsigned long long)stats.cache_bytes,
+		     (unsigned long long)cache_bound);
 	if (stats.seq != seq - 1)
 		FAIL("stats.seq %llu, %llu writes", (unsigned long long)stats.seq,
 		     (unsigned long long)(seq - 1));
@@ -361,19 +381,23 @@ static void run_diff(u64 nops)
 		FAIL("close: %d", err);
 	st = open_store(bdev, 0);
 	check_all(st, m);
-	printf("test_store: differential%s: %llu ops, %llu writes, %llu gets, %llu scans, %llu reopens, %llu merge calls, levels seen %#x; last life: %llu runs, %llu flushes, %llu merges, %llu stalls, log %llu B, runs %llu B, manifest %llu B\n",
+	printf("test_store: differential%s: %llu ops, %llu writes, %llu gets, %llu scans, %llu reopens, %llu merge calls, %llu shrinks, levels seen %#x; last life: %llu runs, %llu flushes, %llu merges, %llu stalls, log %llu B, runs %llu B, manifest %llu B, cache of %llu B: %llu hits, %llu misses\n",
 	       store_opts->no_wal ? " (no log)" :
 	       store_opts == &deep ? " (deep levels)" : "",
 	       (unsigned long long)nops, (unsigned long long)(seq - 1),
 	       (unsigned long long)gets, (unsigned long long)scans,
 	       (unsigned long long)reopens, (unsigned long long)merges,
+	       (unsigned long long)shrinks,
 	       levels_seen, (unsigned long long)stats.runs,
 	       (unsigned long long)stats.flushes,
 	       (unsigned long long)stats.compactions,
 	       (unsigned long long)stats.stalls,
 	       (unsigned long long)stats.wal_bytes,
 	       (unsigned long long)stats.run_bytes,
-	       (unsigned long long)stats.manifest_bytes);
+	       (unsigned long long)stats.manifest_bytes,
+	       (unsigned long long)cache_bound,
+	       (unsigned long long)stats.cache_hits,
+	       (unsigned long long)stats.cache_misses);
 	lsm_store_close(st);
 	memdev_destroy(md);
 }
@@ -763,6 +787,7 @@ int main(int argc, char **argv)
 		{ "ops", required_argument, NULL, 'o' },
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "random", required_argument, NULL, 'c' },
+		{ "cache", required_argument, NULL, 'b' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -771,15 +796,16 @@ int main(int argc, char **argv)
 	int c;
 
 	seed = time(NULL);
-	while ((c = getopt_long(argc, argv, "s:o:r:c:v", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:o:r:c:b:v", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'o': nops = strtoul(optarg, NULL, 0); break;
 		case 'r': rounds = strtoul(optarg, NULL, 0); break;
 		case 'c': random_cuts = strtoul(optarg, NULL, 0); break;
+		case 'b': small.block_cache_bytes = strtoull(optarg, NULL, 0); break;
 		case 'v': verbose++; break;
 		default:
-			fprintf(stderr, "usage: test_store --seed N [--ops N] [--rounds R] [--random C] [-v]\n");
+			fprintf(stderr, "usage: test_store --seed N [--ops N] [--rounds R] [--random C] [--cache BYTES] [-v]\n");
 			return 2;
 		}
 	}

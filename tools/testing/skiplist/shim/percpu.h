@@ -31,6 +31,15 @@ static inline void *shim_alloc_percpu(size_t size, gfp_t gfp)
 #define raw_cpu_write(pcp, v)	WRITE_ONCE(*raw_cpu_ptr(&(pcp)), (v))
 #define this_cpu_read(pcp)	raw_cpu_read(pcp)
 #define this_cpu_write(pcp, v)	raw_cpu_write((pcp), (v))
+/*
+ * For variables of alloc_percpu() only (base.h's this_cpu_add() is for
+ * DEFINE_PER_CPU() ones, laid out differently).  Atomic here: a "CPU" is
+ * a thread id modulo NR_CPUS, so two threads may share one, where the
+ * kernel's this_cpu_inc() is one uninterruptible instruction on a CPU of
+ * the caller's own.
+ */
+#define this_cpu_inc(pcp) \
+	((void)__atomic_fetch_add(raw_cpu_ptr(&(pcp)), 1, __ATOMIC_RELAXED))
 
 static inline unsigned int num_possible_cpus(void)
 {

@@ -314,13 +314,67 @@ void shim_rcu_register(void)
 	shim_rcu_registered = true;
 }
 
+#ifdef SHIM_FAST
+static void shim_kfree_flush(void);
+#endif
+
 void shim_rcu_unregister(void)
 {
 	SHIM_ASSERT(!shim_rcu_depth, "thread exits inside rcu_read_lock()");
+#ifdef SHIM_FAST
+	shim_kfree_flush();
+#endif
 	shim_urcu_unregister();
 	shim_rcu_registered = false;
 }
 
+#ifdef SHIM_FAST
+/*
+ * The kernel's kfree_rcu() gathers pointers per CPU into arrays and
+ * queues one RCU callback per array.  The benchmarks' build does the
+ * same per thread, so that they pay what the kernel pays rather than a
+ * callback per object (and, with liburcu, a wake of its callback thread
+ * each time).  A thread's partial batch goes out when it unregisters.
+ */
+#define SHIM_KFREE_BATCH	64
+
+struct shim_kfree_batch {
+	struct rcu_head rcu;
+	unsigned int nr;
+	const void *obj[SHIM_KFREE_BATCH];
+};
+
+static __thread struct shim_kfree_batch *shim_kfree_mine;
+
+static void shim_kfree_batch_cb(struct rcu_head *head)
+{
+	struct shim_kfree_batch *b =
+		container_of(head, struct shim_kfree_batch, rcu);
+
+	while (b->nr)
+		kfree(b->obj[--b->nr]);
+	free(b);
+}
+
+static void shim_kfree_flush(void)
+{
+	if (shim_kfree_mine)
+		call_rcu(&shim_kfree_mine->rcu, shim_kfree_batch_cb);
+	shim_kfree_mine = NULL;
+}
+
+void shim_kfree_rcu(const void *obj)
+{
+	if (!shim_kfree_mine) {
+		shim_kfree_mine = malloc(sizeof(*shim_kfree_mine));
+		SHIM_ASSERT(shim_kfree_mine, "kfree_rcu: out of memory");
+		shim_kfree_mine->nr = 0;
+	}
+	shim_kfree_mine->obj[shim_kfree_mine->nr++] = obj;
+	if (shim_kfree_mine->nr == SHIM_KFREE_BATCH)
+		shim_kfree_flush();
+}
+#else
 struct shim_kfree_node {
 	struct rcu_head rcu;
 	const void *obj;
@@ -343,3 +397,4 @@ void shim_kfree_rcu(const void *obj)
 	node->obj = obj;
 	call_rcu(&node->rcu, shim_kfree_cb);
 }
+#endif

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include "slab.h"
+#include "pages.h"
 #include "lock.h"
 #include "rcu.h"
 #include "memcg.h"
@@ -263,6 +264,36 @@ void kmem_cache_free(struct kmem_cache *cache, void *obj)
 void kmem_cache_destroy(struct kmem_cache *cache)
 {
 	free(cache);
+}
+
+/*
+ * Single pages, as the kernel's per-CPU page lists keep them (pages.h).
+ * No failure is injected here: only the benchmarks use this build.
+ */
+struct shim_page_list {
+	unsigned long page[SHIM_FAST_DEPTH];
+	int nr;
+};
+static __thread struct shim_page_list shim_pages;
+
+unsigned long shim_fast_page_get(gfp_t gfp)
+{
+	unsigned long page;
+
+	if (!shim_pages.nr)
+		return 0;
+	page = shim_pages.page[--shim_pages.nr];
+	if (gfp & __GFP_ZERO)
+		memset((void *)page, 0, PAGE_SIZE);
+	return page;
+}
+
+bool shim_fast_page_put(unsigned long addr)
+{
+	if (shim_pages.nr == SHIM_FAST_DEPTH)
+		return false;
+	shim_pages.page[shim_pages.nr++] = addr;
+	return true;
 }
 #else
 void *kmem_cache_alloc(struct kmem_cache *cache, gfp_t gfp)

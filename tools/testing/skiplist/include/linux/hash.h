@@ -11,4 +11,9 @@ static inline unsigned int hash_long(unsigned long val, unsigned int bits)
 	return (unsigned int)((val * 0x61c8864680b583ebull) >> (64 - bits));
 }
 
+static inline u32 hash_64(u64 val, unsigned int bits)
+{
+	return (u32)((val * 0x61c8864680b583ebull) >> (64 - bits));
+}
+
 #endif /* _SHIM_LINUX_HASH_H */
