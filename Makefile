@@ -21,6 +21,9 @@
 #   make check-crash-long
 #                    the same for minutes (CRASH_LONG_SECONDS) on 6.1
 #                    and 6.12
+#   make check-crash-mutants
+#                    the store's flushes and write ordering broken one
+#                    way at a time: the crash test must catch each
 #   make check-vm-stall
 #                    every whole-index command of both devices on millions
 #                    of extents in 6.1, booted with preempt=full and the
@@ -88,7 +91,7 @@ KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h extent/*.[ch] \
 	lsm/*.[ch] lsm/uapi/*.h)
 
 .PHONY: all modules setup check check-user check-kernel check-vm check-vm-lsm check-crash \
-	check-crash-long check-vm-stall check-debug \
+	check-crash-long check-crash-mutants check-vm-stall check-debug \
 	debug-run check-debug-checkers debug-modules lint mutants \
 	demo bench-build bench-smoke bench-user bench-user-quick bench-leaf-sweep \
 	bench-lookup-cachesim \
@@ -273,6 +276,14 @@ CRASH_LONG_SECONDS ?= 300
 check-crash-long:
 	$(MAKE) check-crash CRASH_KERNELS="6.1 6.12" CRASH_SECONDS=$(CRASH_LONG_SECONDS) \
 		CRASH_DISK_MB=256 CRASH_SAMPLES=16 CRASH_VARIANTS=4 CRASH_TIMEOUT=3600
+
+# The store's durability broken on purpose, one way at a time
+# (tools/crash/mutants.py): each mutant module runs the crash test, and
+# crash_check or the guest must catch it.  About 2 minutes a mutant.
+check-crash-mutants: check-kernel
+	$(MAKE) -C selftests/lsm
+	$(MAKE) -C tools/crash all
+	$(PY) tools/crash/mutants.py --kernel $(firstword $(CRASH_KERNELS))
 
 # Whole-index commands at scale (tools/vm/guest-stall.sh): STALL_N extents
 # per index (the review that found the stalls used 5.6M), in Debian's 6.1

@@ -308,6 +308,7 @@ static int lw_read_trace(const char *path, struct lw_tflush **out, uint64_t *nou
 	char *line = NULL;
 	size_t lcap = 0;
 	uint64_t n = 0, cap = 0, lineno = 0;
+	uint64_t fua[64], nfua = 0, busy_sector = 0, i;
 	int busy[2] = { 0, 0 }, err = 0;
 
 	if (!f) {
@@ -341,14 +342,41 @@ static int lw_read_trace(const char *path, struct lw_tflush **out, uint64_t *nou
 		/*
 		 * "F..." is a PREFLUSH (empty, or with a write); a PREFLUSH
 		 * write completes as "WF..." (its FUA), the block layer having
-		 * dropped the PREFLUSH by then.  Other writes are not flushes.
+		 * dropped the PREFLUSH by then.  "WF..." issued is a FUA
+		 * write without PREFLUSH: not a flush, but its completion
+		 * must not be taken for a PREFLUSH write's.
 		 */
-		if (rwbs[0] != 'F' && !(!queue && rwbs[0] == 'W' &&
-					strchr(rwbs, 'F') && nr))
+		if (rwbs[0] == 'W' && strchr(rwbs, 'F') && nr) {
+			if (queue) {
+				if (nfua == sizeof(fua) / sizeof(fua[0])) {
+					fprintf(stderr, "lw: %s:%llu: too many FUA writes in flight\n",
+						path, (unsigned long long)lineno);
+					err = -EINVAL;
+					break;
+				}
+				fua[nfua++] = sector;
+				continue;
+			}
+			if (busy[1] && sector == busy_sector) {
+				busy[1] = 0;
+				continue;
+			}
+			for (i = 0; i < nfua && fua[i] != sector; i++)
+				;
+			if (i == nfua) {
+				fprintf(stderr, "lw: %s:%llu: a write completes that was not issued\n",
+					path, (unsigned long long)lineno);
+				err = -EINVAL;
+				break;
+			}
+			fua[i] = fua[--nfua];
+			continue;
+		}
+		if (rwbs[0] != 'F')
 			continue;
 		kind = nr > 0;
 		if (!queue) {
-			if (!busy[kind]) {
+			if (!busy[kind] || kind) {
 				fprintf(stderr, "lw: %s:%llu: a flush completes that was not issued\n",
 					path, (unsigned long long)lineno);
 				err = -EINVAL;
@@ -364,6 +392,8 @@ static int lw_read_trace(const char *path, struct lw_tflush **out, uint64_t *nou
 			err = -EINVAL;
 			break;
 		}
+		if (kind)
+			busy_sector = sector;
 		busy[kind] = 1;
 		if (n == cap) {
 			struct lw_tflush *t;

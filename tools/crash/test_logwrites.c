@@ -225,10 +225,13 @@ static void test_order(void)
 		Q("queue", "FWS 0 + 0")
 		Q("complete", "FWS 0 + 0")
 		Q("complete", "WFSM 4776 + 8");
+	/* A FUA write without PREFLUSH in flight meanwhile changes nothing. */
 	const char *in_order =
 		Q("queue", "FWS 0 + 0")
+		Q("queue", "WFSM 96 + 8")
 		Q("complete", "FWS 0 + 0")
 		Q("queue", "FWFSM 4776 + 8")
+		Q("complete", "WFSM 96 + 8")
 		Q("complete", "WFSM 4776 + 8");
 	struct blog l;
 	char *path;
@@ -255,6 +258,10 @@ static void test_order(void)
 	check_order("a PREFLUSH write at another sector", path,
 		    Q("queue", "FWFSM 4784 + 8") Q("queue", "FWS 0 + 0")
 		    Q("complete", "FWS 0 + 0") Q("complete", "WFSM 4784 + 8"),
+		    -EINVAL, NULL, 0, 0);
+	check_order("a write completing that was not issued", path,
+		    Q("queue", "FWS 0 + 0") Q("complete", "FWS 0 + 0")
+		    Q("queue", "FWFSM 4776 + 8") Q("complete", "WFSM 96 + 8"),
 		    -EINVAL, NULL, 0, 0);
 	check_order("two empty flushes in flight", path,
 		    Q("queue", "FWS 0 + 0") Q("queue", "FWS 0 + 0")
