@@ -264,7 +264,8 @@ static void load_journal(void)
 			continue;
 		}
 		tok = strtok_r(NULL, " \n", &save);
-		if (!tok || (id = strtoull(tok, NULL, 10)) != njops + 1)
+		id = tok ? strtoull(tok, NULL, 10) : 0;
+		if (id != njops + 1)
 			fail("journal: line of op %llu out of order",
 			     (unsigned long long)njops + 1);
 		jops = xrealloc(jops, (id + 1) * sizeof(*jops));

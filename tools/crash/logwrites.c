@@ -286,10 +286,14 @@ void lw_index_free(struct lw_index *ix)
 	memset(ix, 0, sizeof(*ix));
 }
 
-/* A flush of the trace: its kind (0 empty, 1 PREFLUSH write) and sector. */
+/*
+ * A flush of the trace: its kind (0 empty, 1 PREFLUSH write), sector,
+ * and when it was queued and completed (microseconds of the trace clock).
+ */
 struct lw_tflush {
 	int kind;
 	uint64_t sector;
+	uint64_t queued, completed;
 };
 
 /* The kind of a FLUSH entry of the log: 0 an empty flush, 1 a PREFLUSH write. */
@@ -298,9 +302,27 @@ static int lw_flush_kind(const struct lw_entry *e)
 	return (e->flags & (LW_FUA | LW_METADATA)) || e->sector || e->nr_sectors;
 }
 
+/* The timestamp of a trace line, "... 73.357748: block_bio_...", in us. */
+static bool lw_trace_time(const char *line, const char *event, uint64_t *us)
+{
+	const char *p = event;
+	unsigned long long sec, usec;
+
+	/* Back over ": " to the start of the number. */
+	if (p - line < 3)
+		return false;
+	p -= 2;
+	while (p > line && p[-1] != ' ')
+		p--;
+	if (sscanf(p, "%llu.%6llu:", &sec, &usec) != 2)
+		return false;
+	*us = sec * 1000000 + usec;
+	return true;
+}
+
 /*
- * The flushes of the trace at @path in issue order, into *@out; each
- * kind's must not overlap.  0 or -EINVAL with a message.
+ * The flushes of the trace at @path in the order they were queued, into
+ * *@out; each kind's must not overlap.  0 or -EINVAL with a message.
  */
 static int lw_read_trace(const char *path, struct lw_tflush **out, uint64_t *nout)
 {
@@ -308,8 +330,8 @@ static int lw_read_trace(const char *path, struct lw_tflush **out, uint64_t *nou
 	char *line = NULL;
 	size_t lcap = 0;
 	uint64_t n = 0, cap = 0, lineno = 0;
-	uint64_t fua[64], nfua = 0, busy_sector = 0, i;
-	int busy[2] = { 0, 0 }, err = 0;
+	uint64_t fua[64], nfua = 0, i, busy[2] = { 0, 0 };
+	int err = 0;
 
 	if (!f) {
 		fprintf(stderr, "lw: %s: %s\n", path, strerror(errno));
@@ -319,21 +341,23 @@ static int lw_read_trace(const char *path, struct lw_tflush **out, uint64_t *nou
 	while (getline(&line, &lcap, f) > 0) {
 		char rwbs[16];
 		unsigned long long sector, nr;
+		uint64_t us;
 		bool queue;
-		char *p;
+		char *p, *ev;
 		int kind;
 
 		lineno++;
 		if (line[0] == '#')
 			continue;
-		p = strstr(line, "block_bio_queue: ");
-		queue = p;
-		if (!p)
-			p = strstr(line, "block_bio_complete: ");
-		if (!p)
+		ev = strstr(line, "block_bio_queue: ");
+		queue = ev;
+		if (!ev)
+			ev = strstr(line, "block_bio_complete: ");
+		if (!ev)
 			continue;
-		p = strchr(p, ':') + 1;
-		if (sscanf(p, " %*u,%*u %15s %llu + %llu", rwbs, &sector, &nr) != 3) {
+		p = strchr(ev, ':') + 1;
+		if (sscanf(p, " %*u,%*u %15s %llu + %llu", rwbs, &sector, &nr) != 3 ||
+		    !lw_trace_time(line, ev, &us)) {
 			fprintf(stderr, "lw: %s:%llu: not a block event of the trace's form\n",
 				path, (unsigned long long)lineno);
 			err = -EINVAL;
@@ -357,7 +381,8 @@ static int lw_read_trace(const char *path, struct lw_tflush **out, uint64_t *nou
 				fua[nfua++] = sector;
 				continue;
 			}
-			if (busy[1] && sector == busy_sector) {
+			if (busy[1] && (*out)[busy[1] - 1].sector == sector) {
+				(*out)[busy[1] - 1].completed = us;
 				busy[1] = 0;
 				continue;
 			}
@@ -382,6 +407,7 @@ static int lw_read_trace(const char *path, struct lw_tflush **out, uint64_t *nou
 				err = -EINVAL;
 				break;
 			}
+			(*out)[busy[kind] - 1].completed = us;
 			busy[kind] = 0;
 			continue;
 		}
@@ -392,9 +418,6 @@ static int lw_read_trace(const char *path, struct lw_tflush **out, uint64_t *nou
 			err = -EINVAL;
 			break;
 		}
-		if (kind)
-			busy_sector = sector;
-		busy[kind] = 1;
 		if (n == cap) {
 			struct lw_tflush *t;
 
@@ -406,10 +429,15 @@ static int lw_read_trace(const char *path, struct lw_tflush **out, uint64_t *nou
 			}
 			*out = t;
 		}
-		(*out)[n++] = (struct lw_tflush){ kind, sector };
+		(*out)[n++] = (struct lw_tflush){ kind, sector, us, UINT64_MAX };
+		busy[kind] = n;
 	}
 	free(line);
 	fclose(f);
+	if (!err && (busy[0] || busy[1])) {
+		fprintf(stderr, "lw: %s: a flush never completes\n", path);
+		err = -EINVAL;
+	}
 	if (err) {
 		free(*out);
 		*out = NULL;
@@ -435,8 +463,8 @@ static uint64_t lw_first_at_least(const uint64_t *pm, uint64_t n, uint64_t v)
 	return lo;
 }
 
-/* Moved batches: by the flush they move to, then by issue. */
-static const uint64_t *lw_sort_target, *lw_sort_rank;
+/* Moved batches: by the flush they move to, then by when theirs was queued. */
+static const uint64_t *lw_sort_target, *lw_sort_queued;
 
 static int cmp_moved(const void *a, const void *b)
 {
@@ -444,8 +472,8 @@ static int cmp_moved(const void *a, const void *b)
 
 	if (lw_sort_target[x] != lw_sort_target[y])
 		return lw_sort_target[x] < lw_sort_target[y] ? -1 : 1;
-	return lw_sort_rank[x] < lw_sort_rank[y] ? -1 :
-	       lw_sort_rank[x] > lw_sort_rank[y];
+	return lw_sort_queued[x] < lw_sort_queued[y] ? -1 :
+	       lw_sort_queued[x] > lw_sort_queued[y];
 }
 
 static bool lw_plain_write(const struct lw_entry *e)
@@ -457,7 +485,7 @@ int lw_index_reorder(struct lw_index *ix, const char *path)
 {
 	struct lw_tflush *t;
 	uint64_t nt, nf = 0, seen[2] = { 0, 0 }, at[2] = { 0, 0 };
-	uint64_t *fl = NULL, *rank = NULL, *pm = NULL, *target = NULL;
+	uint64_t *fl = NULL, *queued = NULL, *pm = NULL, *target = NULL;
 	uint64_t *bstart = NULL, *moved = NULL, nmoved, o = 0;
 	int err;
 
@@ -468,19 +496,18 @@ int lw_index_reorder(struct lw_index *ix, const char *path)
 		nf += !!(ix->e[i].flags & LW_FLUSH);
 	err = -ENOMEM;
 	fl = malloc((nf + 1) * sizeof(*fl));
-	rank = malloc((nf + 1) * sizeof(*rank));
+	queued = malloc((nf + 1) * sizeof(*queued));
 	pm = malloc((nf + 1) * sizeof(*pm));
 	target = malloc((nf + 1) * sizeof(*target));
 	bstart = malloc((nf + 1) * sizeof(*bstart));
 	moved = malloc((nf + 1) * sizeof(*moved));
-	if (!fl || !rank || !pm || !target || !bstart || !moved)
+	if (!fl || !queued || !pm || !target || !bstart || !moved)
 		goto out;
 
 	/*
 	 * Pair the log's FLUSH entries (completion order) with the trace's
-	 * flushes (issue order), kind by kind: the n-th of a kind in one is
-	 * the n-th of that kind in the other.  The trace's position is the
-	 * issue rank.
+	 * flushes, kind by kind: the n-th of a kind in one is the n-th of
+	 * that kind in the other (the kinds never overlap, the trace showed).
 	 */
 	nf = 0;
 	for (uint64_t i = 0; i < ix->n; i++) {
@@ -501,15 +528,17 @@ int lw_index_reorder(struct lw_index *ix, const char *path)
 			err = -EINVAL;
 			goto out;
 		}
-		rank[nf] = at[kind]++;
+		queued[nf] = t[at[kind]].queued;
+		pm[nf] = t[at[kind]].completed;
+		if (nf && pm[nf - 1] > pm[nf])
+			pm[nf] = pm[nf - 1];
+		at[kind]++;
 		seen[kind]++;
 		fl[nf] = i;
 		/* Its batch: the plain writes logged right before it. */
 		bstart[nf] = i;
 		while (bstart[nf] > 0 && lw_plain_write(&ix->e[bstart[nf] - 1]))
 			bstart[nf]--;
-		pm[nf] = nf ? (rank[nf] > pm[nf - 1] ? rank[nf] : pm[nf - 1]) :
-			 rank[nf];
 		nf++;
 	}
 	for (int k = 0; k < 2; k++) {
@@ -527,16 +556,22 @@ int lw_index_reorder(struct lw_index *ix, const char *path)
 		}
 	}
 
-	/* Where each batch becomes durable; the moved ones by target, then issue. */
+	/*
+	 * Each batch is durable no later than the completion of the first
+	 * flush, in log order, that completed after the batch's own flush
+	 * was queued: whichever of the two the target mapped first, the
+	 * batch's writes had completed by then.  The moved ones go ahead of
+	 * that flush's batch, by when their flushes were queued.
+	 */
 	nmoved = 0;
 	for (uint64_t j = 0; j < nf; j++) {
-		target[j] = lw_first_at_least(pm, nf, rank[j]);
+		target[j] = lw_first_at_least(pm, nf, queued[j]);
 		if (target[j] != j && bstart[j] != fl[j])
 			moved[nmoved++] = j;
 	}
 	ix->moved = nmoved;
 	lw_sort_target = target;
-	lw_sort_rank = rank;
+	lw_sort_queued = queued;
 	qsort(moved, nmoved, sizeof(*moved), cmp_moved);
 
 	/* The replay order: moved batches ahead of their target's batch. */
@@ -561,7 +596,7 @@ int lw_index_reorder(struct lw_index *ix, const char *path)
 out:
 	free(t);
 	free(fl);
-	free(rank);
+	free(queued);
 	free(pm);
 	free(target);
 	free(bstart);

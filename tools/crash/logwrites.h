@@ -148,21 +148,30 @@ const char *lw_flag_names(uint64_t flags, char *buf, size_t len);
  * before F2 was issued and so were durable when F2 completed.  Replayed
  * in log order, the device at F2 lacks them.
  *
- * The issue order of the flushes puts this right: every flush's batch
- * (the writes logged just before it) becomes durable at the completion
- * of the first flush, in log order, that was issued no earlier than it;
- * the replay order moves each batch there, ahead of that flush's own
- * batch (its writes completed earlier), in issue order.
+ * When the flushes were queued and completed puts this right, from the
+ * guest's block trace of the logged device (tools/vm/guest-crash.sh):
+ * block_bio_queue and block_bio_complete events of its flushes, "253,0
+ * FWS 0 + 0" for an empty flush and "253,0 FWFSM 8 + 8" for a PREFLUSH
+ * write (which completes as "WFSM 8 + 8"), which the log has as a FLUSH
+ * entry without data at that write's sector.  A flush's batch (the
+ * writes logged just before it) is durable no later than the completion
+ * of the first flush, in log order, that completed after the batch's
+ * flush was queued: the batch's writes had completed before its flush
+ * reached the target, which is after it was queued.  (Not "issued
+ * before": the trace's queue time is not when the target takes the
+ * batch, and a vCPU held up in between reversed two flushes queued 0.3
+ * ms apart.)  The replay order moves each batch there, ahead of that
+ * flush's own batch, in the order the flushes were queued.  This never
+ * shows a batch later than it became durable, so it cannot report a
+ * loss the device did not have.  It may show one earlier than it became
+ * durable (when the other flush reached the target first), and so may
+ * hide a loss that falls in such a window; at most by as long as the
+ * two flushes overlapped.
  *
- * The issue order comes from the guest's block trace of the logged
- * device (tools/vm/guest-crash.sh): block_bio_queue and
- * block_bio_complete events of its flushes, "253,0 FWS 0 + 0" for an
- * empty flush and "253,0 FWFSM 8 + 8" for a PREFLUSH write, which the
- * log has as a FLUSH entry without data at that write's sector.  Empty
- * flushes and PREFLUSH writes are paired with the log's FLUSH entries
- * kind by kind, in order; that needs the flushes of one kind never to
- * overlap, which the trace shows (each completes before the next of
- * its kind is issued) or the pairing is refused.
+ * Empty flushes and PREFLUSH writes are paired with the log's FLUSH
+ * entries kind by kind, in order; that needs the flushes of one kind
+ * never to overlap, which the trace shows (each completes before the
+ * next of its kind is queued) or the pairing is refused.
  */
 
 /**

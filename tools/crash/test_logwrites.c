@@ -207,7 +207,8 @@ static void check_order(const char *what, const char *logpath,
 	}
 }
 
-#define Q(kind, rest) "  w-1 [000] ..... 1.0: block_bio_" kind ": 253,0 " rest " [w]\n"
+#define Q(t, kind, rest) \
+	"  w-1 [000] ..... " t ": block_bio_" kind ": 253,0 " rest " [w]\n"
 
 static void test_order(void)
 {
@@ -221,18 +222,18 @@ static void test_order(void)
 	static const uint64_t fixed[] = { 3, 4, 0, 1, 2, 5, 6, 7 };
 	static const uint64_t as_logged[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
 	const char *overlap =
-		Q("queue", "FWFSM 4776 + 8")
-		Q("queue", "FWS 0 + 0")
-		Q("complete", "FWS 0 + 0")
-		Q("complete", "WFSM 4776 + 8");
+		Q("1.000001", "queue", "FWFSM 4776 + 8")
+		Q("1.000002", "queue", "FWS 0 + 0")
+		Q("1.000003", "complete", "FWS 0 + 0")
+		Q("1.000004", "complete", "WFSM 4776 + 8");
 	/* A FUA write without PREFLUSH in flight meanwhile changes nothing. */
 	const char *in_order =
-		Q("queue", "FWS 0 + 0")
-		Q("queue", "WFSM 96 + 8")
-		Q("complete", "FWS 0 + 0")
-		Q("queue", "FWFSM 4776 + 8")
-		Q("complete", "WFSM 96 + 8")
-		Q("complete", "WFSM 4776 + 8");
+		Q("1.000001", "queue", "FWS 0 + 0")
+		Q("1.000002", "queue", "WFSM 96 + 8")
+		Q("1.000003", "complete", "FWS 0 + 0")
+		Q("1.000004", "queue", "FWFSM 4776 + 8")
+		Q("1.000005", "complete", "WFSM 96 + 8")
+		Q("1.000006", "complete", "WFSM 4776 + 8");
 	struct blog l;
 	char *path;
 
@@ -253,20 +254,59 @@ static void test_order(void)
 	check_order("flushes in order", path, in_order, 0, as_logged, 8, 0);
 	/* Traces that do not fit the log are refused. */
 	check_order("a flush missing from the trace", path,
-		    Q("queue", "FWS 0 + 0") Q("complete", "FWS 0 + 0"),
+		    Q("1.1", "queue", "FWS 0 + 0") Q("1.2", "complete", "FWS 0 + 0"),
 		    -EINVAL, NULL, 0, 0);
 	check_order("a PREFLUSH write at another sector", path,
-		    Q("queue", "FWFSM 4784 + 8") Q("queue", "FWS 0 + 0")
-		    Q("complete", "FWS 0 + 0") Q("complete", "WFSM 4784 + 8"),
+		    Q("1.1", "queue", "FWFSM 4784 + 8")
+		    Q("1.2", "queue", "FWS 0 + 0")
+		    Q("1.3", "complete", "FWS 0 + 0")
+		    Q("1.4", "complete", "WFSM 4784 + 8"),
 		    -EINVAL, NULL, 0, 0);
 	check_order("a write completing that was not issued", path,
-		    Q("queue", "FWS 0 + 0") Q("complete", "FWS 0 + 0")
-		    Q("queue", "FWFSM 4776 + 8") Q("complete", "WFSM 96 + 8"),
+		    Q("1.1", "queue", "FWS 0 + 0")
+		    Q("1.2", "complete", "FWS 0 + 0")
+		    Q("1.3", "queue", "FWFSM 4776 + 8")
+		    Q("1.4", "complete", "WFSM 96 + 8"),
 		    -EINVAL, NULL, 0, 0);
 	check_order("two empty flushes in flight", path,
-		    Q("queue", "FWS 0 + 0") Q("queue", "FWS 0 + 0")
-		    Q("complete", "FWS 0 + 0") Q("complete", "FWS 0 + 0"),
+		    Q("1.1", "queue", "FWS 0 + 0") Q("1.2", "queue", "FWS 0 + 0")
+		    Q("1.3", "complete", "FWS 0 + 0")
+		    Q("1.4", "complete", "FWS 0 + 0"),
 		    -EINVAL, NULL, 0, 0);
+	check_order("a flush that never completes", path,
+		    Q("1.1", "queue", "FWS 0 + 0")
+		    Q("1.3", "queue", "FWFSM 4776 + 8")
+		    Q("1.4", "complete", "WFSM 4776 + 8"),
+		    -EINVAL, NULL, 0, 0);
+	unlink(path);
+	free(path);
+
+	/*
+	 * Seen on 6.1: the sync's empty flush is queued first, but the
+	 * PREFLUSH write, queued just after, reaches the target first and
+	 * takes writes 1 and 2; the empty flush takes nothing, completes
+	 * first and is logged first.  The batch moves ahead of it all the
+	 * same: it had completed before the empty flush completed.
+	 */
+	begin(&l);
+	entry(&l, 0, 0, LW_FLUSH, NULL, 0);			/* 0: empty flush */
+	entry(&l, 0, 0, LW_MARK, "o1", 0);			/* 1 */
+	entry(&l, 64, 8, LW_METADATA, NULL, 0);			/* 2: write 1 */
+	entry(&l, 72, 8, LW_METADATA, NULL, 0);			/* 3: write 2 */
+	entry(&l, 304, 0, LW_FLUSH | LW_FUA | LW_METADATA, NULL, 0); /* 4 */
+	entry(&l, 304, 8, LW_FUA | LW_METADATA, NULL, 0);	/* 5 */
+	entry(&l, 0, 0, LW_MARK, LW_END_MARK, 0);		/* 6 */
+	path = finish(&l, l.nr, LW_MAGIC);
+	{
+		static const uint64_t want[] = { 2, 3, 0, 1, 4, 5, 6 };
+
+		check_order("queued first, mapped second", path,
+			    Q("73.357423", "queue", "FWS 0 + 0")
+			    Q("73.357748", "queue", "FWFSM 304 + 8")
+			    Q("73.358924", "complete", "FWS 0 + 0")
+			    Q("73.361246", "complete", "WFSM 304 + 8"),
+			    0, want, 7, 1);
+	}
 	unlink(path);
 	free(path);
 }

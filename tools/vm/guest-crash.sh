@@ -8,10 +8,10 @@
 #     log-writes target over the disk "slcrdata", logging to "slcrlog":
 #     its journal goes to $SL_CRASH_OUT/journal.txt, and a mark after
 #     every operation into the log.  Meanwhile the kernel's block trace
-#     records when each flush of the target's device is issued and
+#     records when each flush of the target's device is queued and
 #     completes ($SL_CRASH_OUT/flush-trace.txt): dm-log-writes logs two
 #     flushes in flight at once wrongly, and the replayer needs their
-#     order to put it right (tools/crash/logwrites.h).  The host replays
+#     times to put it right (tools/crash/logwrites.h).  The host replays
 #     and judges the log afterwards (tools/crash/crash_check).
 #  3. The kernel's own recovery at SL_CRASH_SAMPLES replay points spread
 #     over the log: lw_replay (tools/crash) replays the log, in the order
@@ -62,6 +62,8 @@ T=/sys/kernel/tracing
 mountpoint -q $T || mount -t tracefs none $T || exit 1
 set -- $(dmsetup info -c --noheadings -o major,minor --separator ' ' slcrash)
 echo 0 > $T/tracing_on
+# One clock for both vCPUs: the replay compares times across them.
+echo global > $T/trace_clock || exit 1
 echo > $T/trace
 echo 16384 > $T/buffer_size_kb
 for ev in block_bio_queue block_bio_complete; do
