@@ -16,6 +16,17 @@
 #   make check-vm-lsm
 #                    the store (sl_lsm.ko) in 6.1 and 6.12 on scratch
 #                    virtio disks: its kselftests and its life cycle
+#   make check-crash the store's crash safety on the kernel's I/O path in
+#                    6.12: a workload on dm-log-writes, every replay
+#                    point of its log recovered and judged on the host,
+#                    the kernel's recovery at a sample of them, and
+#                    failing writes, flushes and reads under dm-flakey
+#   make check-crash-long
+#                    the same for minutes (CRASH_LONG_SECONDS) on 6.1
+#                    and 6.12
+#   make check-crash-mutants
+#                    the store's flushes and write ordering broken one
+#                    way at a time: the crash test must catch each
 #   make check-vm-stall
 #                    every whole-index command of both devices on millions
 #                    of extents in 6.1, booted with preempt=full and the
@@ -82,7 +93,8 @@ KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h extent/*.[ch] \
 	extent/uapi/*.h iommu_demo/*.[ch] tools/bench/kernel/*.c tools/peers/*.h \
 	lsm/*.[ch] lsm/uapi/*.h)
 
-.PHONY: all modules setup check check-user check-soak check-kernel check-vm check-vm-lsm check-vm-stall check-debug \
+.PHONY: all modules setup check check-user check-soak check-kernel check-vm check-vm-lsm check-crash \
+	check-crash-long check-crash-mutants check-vm-stall check-debug \
 	debug-run check-debug-checkers debug-modules lint mutants \
 	demo bench-build bench-smoke bench-user bench-user-quick bench-leaf-sweep \
 	bench-lookup-cachesim \
@@ -216,6 +228,72 @@ check-vm-lsm: check-kernel
 		prev=$$img; \
 	done
 
+# The store's crash test on the kernel's I/O path (tools/vm/guest-crash.sh,
+# Documentation/lsm.rst, "Crash testing"), in each kernel of CRASH_KERNELS:
+# lsm_crash_workload on a dm-log-writes target over a fresh image of
+# CRASH_DISK_MB (CRASH_OPS operations, or CRASH_SECONDS of them), the
+# kernel's own recovery at CRASH_SAMPLES replay points of the log, and
+# lsm_fault_test under dm-flakey; then, on the host, crash_check judges
+# every replay point of the log with the userspace build of the store
+# under ASan, CRASH_VARIANTS torn and reordered states at every flush,
+# and the kernel's recoveries, replaying the log in the order the guest's
+# trace of the flushes gives (dm-log-writes misorders overlapping ones).
+# The drives use QEMU's cache=unsafe: the guest still sees a write cache
+# and flushes it, but the host does not fsync the images for it (a crash
+# of the host is not what is tested).
+# make check runs this on 6.12, whose dm-flakey also corrupts reads;
+# check-crash-long runs minutes of it on both kernels.
+CRASH_KERNELS ?= 6.12
+CRASH_OPS ?= 1500
+CRASH_SECONDS ?=
+CRASH_SEED ?=
+CRASH_DISK_MB ?= 64
+CRASH_LOG_MB ?= 4096
+CRASH_SAMPLES ?= 4
+CRASH_VARIANTS ?= 2
+CRASH_TIMEOUT ?= 1800
+check-crash: check-kernel
+	$(MAKE) -C selftests/lsm
+	$(MAKE) -C tools/crash all check
+	@seed=$(or $(CRASH_SEED),$$(date +%s)); for k in $(CRASH_KERNELS); do \
+		out=$(BUILD)/vm/crash-$$k; mkdir -p $$out; \
+		rm -f $$out/*.img && \
+		truncate -s $(CRASH_DISK_MB)M $$out/data.img && \
+		truncate -s $(CRASH_LOG_MB)M $$out/log.img && \
+		truncate -s $(CRASH_DISK_MB)M $$out/base.img && \
+		truncate -s $(CRASH_DISK_MB)M $$out/cow.img && \
+		truncate -s 64M $$out/fault.img && \
+		$(TOP)/tools/vm/vm-run --kernel $$k --timeout $(CRASH_TIMEOUT) \
+			--cache unsafe --out $$out \
+			--drive $$out/data.img:slcrdata --drive $$out/log.img:slcrlog \
+			--drive $$out/base.img:slcrbase --drive $$out/cow.img:slcrcow \
+			--drive $$out/fault.img:slfault -- \
+			SL_CRASH_OUT=$$out SL_CRASH_SEED=$$seed SL_CRASH_OPS=$(CRASH_OPS) \
+			SL_CRASH_SECONDS=$(CRASH_SECONDS) SL_CRASH_SAMPLES=$(CRASH_SAMPLES) \
+			tools/vm/guest-crash.sh || exit 1; \
+		echo "check-crash: judging every replay point of $$k's log on the host"; \
+		timeout 3600 $(BUILD)/crash/crash_check --log $$out/log.img \
+			--journal $$out/journal.txt --dumps $$out/dumps \
+			--flush-trace $$out/flush-trace.txt \
+			--variants $(CRASH_VARIANTS) --seed $$seed || exit 1; \
+		rm -f $$out/*.img; \
+	done
+
+# Minutes of the crash workload on both kernels, with more of the
+# kernel's recoveries and more torn and reordered states per flush.
+CRASH_LONG_SECONDS ?= 300
+check-crash-long:
+	$(MAKE) check-crash CRASH_KERNELS="6.1 6.12" CRASH_SECONDS=$(CRASH_LONG_SECONDS) \
+		CRASH_DISK_MB=256 CRASH_SAMPLES=16 CRASH_VARIANTS=1 CRASH_TIMEOUT=3600
+
+# The store's durability broken on purpose, one way at a time
+# (tools/crash/mutants.py): each mutant module runs the crash test, and
+# crash_check or the guest must catch it.  About 2 minutes a mutant.
+check-crash-mutants: check-kernel
+	$(MAKE) -C selftests/lsm
+	$(MAKE) -C tools/crash all
+	$(PY) tools/crash/mutants.py --kernel $(firstword $(CRASH_KERNELS))
+
 # Whole-index commands at scale (tools/vm/guest-stall.sh): STALL_N extents
 # per index (the review that found the stalls used 5.6M), in Debian's 6.1
 # with preempt=full, watchdog_thresh=1 (a soft lockup after 2 s) and
@@ -315,6 +393,7 @@ check: setup
 	@$(call timed,check-user)
 	@$(call timed,check-vm)
 	@$(call timed,check-vm-lsm)
+	@$(call timed,check-crash)
 	@$(call timed,check-vm-stall STALL_N=$(STALL_CHECK_N) STALL_MODES=none)
 	@$(call timed,check-debug)
 	@$(call timed_beside,check-soak,lint mutants bench-smoke)

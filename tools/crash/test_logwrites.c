@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The dm-log-writes reader (logwrites.h) on logs written here, byte by
+ * byte as the kernel's target lays them out: entries, data and marks
+ * read back; damaged logs refused; and the replay order with a flush
+ * trace, including the overlap seen in the store's crash test (a
+ * PREFLUSH write issued before an empty flush that completed first:
+ * the writes logged with the PREFLUSH move ahead of the empty flush).
+ *
+ *   test_logwrites        exits 0, or 1 naming the first failure
+ */
+#define _GNU_SOURCE
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "logwrites.h"
+
+#define FAIL(fmt, ...) do {						\
+	fprintf(stderr, "test_logwrites: FAIL: " fmt "\n", ##__VA_ARGS__);\
+	exit(1);							\
+} while (0)
+
+/* A log being built: slots of 512 bytes. */
+struct blog {
+	unsigned char *b;
+	size_t len;
+	uint64_t nr;
+};
+
+static void put64(unsigned char *p, uint64_t v)
+{
+	v = htole64(v);
+	memcpy(p, &v, 8);
+}
+
+static unsigned char *slot(struct blog *l)
+{
+	l->b = realloc(l->b, l->len + 512);
+	if (!l->b)
+		FAIL("out of memory");
+	memset(l->b + l->len, 0, 512);
+	l->len += 512;
+	return l->b + l->len - 512;
+}
+
+static void begin(struct blog *l)
+{
+	memset(l, 0, sizeof(*l));
+	slot(l);
+}
+
+/* An entry; @fill gives the data's bytes (the sector number plus @fill). */
+static void entry(struct blog *l, uint64_t sector, uint64_t nr, uint64_t flags,
+		  const char *label, int fill)
+{
+	unsigned char *h = slot(l);
+
+	put64(h, sector);
+	put64(h + 8, nr);
+	put64(h + 16, flags);
+	put64(h + 24, label ? strlen(label) : 0);
+	if (label)
+		memcpy(h + 32, label, strlen(label));
+	if (!(flags & LW_DISCARD))
+		for (uint64_t s = 0; s < nr; s++)
+			memset(slot(l), (int)(sector + s + fill), 512);
+	l->nr++;
+}
+
+/* Write the log, with @nr_entries in its superblock, to a temporary file. */
+static char *finish(struct blog *l, uint64_t nr_entries, uint64_t magic)
+{
+	static char path[] = "/tmp/test_logwrites.XXXXXX";
+	char *p = strdup(path);
+	int fd = mkstemp(p);
+
+	put64(l->b, magic);
+	put64(l->b + 8, LW_VERSION);
+	put64(l->b + 16, nr_entries);
+	l->b[24] = 0;
+	l->b[25] = 2;		/* 512, little-endian u32 */
+	if (fd < 0 || write(fd, l->b, l->len) != (ssize_t)l->len)
+		FAIL("writing %s", p);
+	close(fd);
+	free(l->b);
+	return p;
+}
+
+static char *write_file(const char *text)
+{
+	char *p = strdup("/tmp/test_logwrites_trace.XXXXXX");
+	int fd = mkstemp(p);
+
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		FAIL("writing %s", p);
+	close(fd);
+	return p;
+}
+
+/* Entries, data and labels come back as written; bad logs are refused. */
+static void test_read(void)
+{
+	struct blog l;
+	struct lw_log log;
+	struct lw_entry e;
+	unsigned char data[1024];
+	char *path;
+
+	begin(&l);
+	entry(&l, 16, 2, 0, NULL, 1);
+	entry(&l, 0, 0, LW_FLUSH, NULL, 0);
+	entry(&l, 0, 0, LW_MARK, "o1", 0);
+	entry(&l, 40, 8, LW_DISCARD, NULL, 0);
+	entry(&l, 8, 1, LW_FUA | LW_METADATA, NULL, 5);
+	entry(&l, 0, 0, LW_MARK, LW_END_MARK, 0);
+	path = finish(&l, l.nr, LW_MAGIC);
+	if (lw_open(&log, path))
+		FAIL("a good log refused");
+	if (lw_next(&log, &e) != 1 || e.index != 0 || e.sector != 16 ||
+	    e.nr_sectors != 2 || e.flags || !lw_has_data(&e))
+		FAIL("entry 0 read wrong");
+	if (lw_read_data(&log, &e, data) || data[0] != 17 || data[511] != 17 ||
+	    data[512] != 18)
+		FAIL("entry 0's data read wrong");
+	if (lw_next(&log, &e) != 1 || e.flags != LW_FLUSH || lw_has_data(&e))
+		FAIL("entry 1 read wrong");
+	if (lw_next(&log, &e) != 1 || !(e.flags & LW_MARK) ||
+	    strcmp(e.label, "o1"))
+		FAIL("the mark read wrong: '%s'", e.label);
+	if (lw_next(&log, &e) != 1 || !(e.flags & LW_DISCARD) ||
+	    e.nr_sectors != 8 || lw_has_data(&e))
+		FAIL("the discard read wrong");
+	/* A discard has no data in the log: the next entry follows at once. */
+	if (lw_next(&log, &e) != 1 || e.sector != 8 ||
+	    lw_read_data(&log, &e, data) || data[0] != 13)
+		FAIL("the entry after a discard read wrong");
+	if (lw_next(&log, &e) != 1 || strcmp(e.label, LW_END_MARK) ||
+	    lw_next(&log, &e) != 0)
+		FAIL("the end read wrong");
+	lw_close(&log);
+	unlink(path);
+	free(path);
+
+	/* A bad magic; an entry count past the log's end; unknown flags. */
+	begin(&l);
+	entry(&l, 0, 0, LW_FLUSH, NULL, 0);
+	path = finish(&l, 1, LW_MAGIC + 1);
+	if (lw_open(&log, path) != -EINVAL)
+		FAIL("a bad magic not refused");
+	unlink(path);
+	free(path);
+	begin(&l);
+	entry(&l, 0, 4, 0, NULL, 0);
+	path = finish(&l, 2, LW_MAGIC);
+	if (lw_open(&log, path) || lw_next(&log, &e) != 1 ||
+	    lw_next(&log, &e) != -EUCLEAN)
+		FAIL("an entry past the end not refused");
+	lw_close(&log);
+	unlink(path);
+	free(path);
+	begin(&l);
+	entry(&l, 0, 0, 1 << 7, NULL, 0);
+	path = finish(&l, 1, LW_MAGIC);
+	if (lw_open(&log, path) || lw_next(&log, &e) != -EUCLEAN)
+		FAIL("unknown flags not refused");
+	lw_close(&log);
+	unlink(path);
+	free(path);
+}
+
+/* Replay order of @log with @trace (NULL: none); @want its indices. */
+static void check_order(const char *what, const char *logpath,
+			const char *trace, int want_err,
+			const uint64_t *want, uint64_t n, uint64_t moved)
+{
+	struct lw_log log;
+	struct lw_index ix;
+	char *tpath = trace ? write_file(trace) : NULL;
+	int err;
+
+	if (lw_open(&log, logpath) || lw_index_load(&log, &ix))
+		FAIL("%s: the log not read", what);
+	err = tpath ? lw_index_reorder(&ix, tpath) : 0;
+	if (err != want_err)
+		FAIL("%s: reorder said %d, not %d", what, err, want_err);
+	if (!err) {
+		if (ix.n != n || ix.moved != moved)
+			FAIL("%s: %llu entries, %llu moved; want %llu, %llu", what,
+			     (unsigned long long)ix.n,
+			     (unsigned long long)ix.moved,
+			     (unsigned long long)n, (unsigned long long)moved);
+		for (uint64_t i = 0; i < n; i++)
+			if (ix.order[i] != want[i])
+				FAIL("%s: position %llu holds entry %llu, not %llu",
+				     what, (unsigned long long)i,
+				     (unsigned long long)ix.order[i],
+				     (unsigned long long)want[i]);
+	}
+	lw_index_free(&ix);
+	lw_close(&log);
+	if (tpath) {
+		unlink(tpath);
+		free(tpath);
+	}
+}
+
+#define Q(t, kind, rest) \
+	"  w-1 [000] ..... " t ": block_bio_" kind ": 253,0 " rest " [w]\n"
+
+static void test_order(void)
+{
+	/*
+	 * The overlap: a PREFLUSH write at sector 4776 is issued (its empty
+	 * flush takes writes 1 and 2, completed before), then a write 3
+	 * completes and an empty flush is issued (taking write 3) and
+	 * completes first; the mark o1 follows it; then the PREFLUSH's
+	 * flush completes and its FUA data is logged.
+	 */
+	static const uint64_t fixed[] = { 3, 4, 0, 1, 2, 5, 6, 7 };
+	static const uint64_t as_logged[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	const char *overlap =
+		Q("1.000001", "queue", "FWFSM 4776 + 8")
+		Q("1.000002", "queue", "FWS 0 + 0")
+		Q("1.000003", "complete", "FWS 0 + 0")
+		Q("1.000004", "complete", "WFSM 4776 + 8");
+	/* A FUA write without PREFLUSH in flight meanwhile changes nothing. */
+	const char *in_order =
+		Q("1.000001", "queue", "FWS 0 + 0")
+		Q("1.000002", "queue", "WFSM 96 + 8")
+		Q("1.000003", "complete", "FWS 0 + 0")
+		Q("1.000004", "queue", "FWFSM 4776 + 8")
+		Q("1.000005", "complete", "WFSM 96 + 8")
+		Q("1.000006", "complete", "WFSM 4776 + 8");
+	struct blog l;
+	char *path;
+
+	begin(&l);
+	entry(&l, 80, 8, LW_METADATA, NULL, 0);			/* 0: write 3 */
+	entry(&l, 0, 0, LW_FLUSH, NULL, 0);			/* 1: empty flush */
+	entry(&l, 0, 0, LW_MARK, "o1", 0);			/* 2 */
+	entry(&l, 64, 8, LW_METADATA, NULL, 0);			/* 3: write 1 */
+	entry(&l, 72, 8, LW_METADATA, NULL, 0);			/* 4: write 2 */
+	entry(&l, 4776, 0, LW_FLUSH | LW_FUA | LW_METADATA, NULL, 0); /* 5 */
+	entry(&l, 4776, 8, LW_FUA | LW_METADATA, NULL, 0);	/* 6 */
+	entry(&l, 0, 0, LW_MARK, LW_END_MARK, 0);		/* 7 */
+	path = finish(&l, l.nr, LW_MAGIC);
+
+	check_order("no trace", path, NULL, 0, as_logged, 8, 0);
+	check_order("overlapping flushes", path, overlap, 0, fixed, 8, 1);
+	/* Issued in the order they completed: nothing moves. */
+	check_order("flushes in order", path, in_order, 0, as_logged, 8, 0);
+	/* Traces that do not fit the log are refused. */
+	check_order("a flush missing from the trace", path,
+		    Q("1.1", "queue", "FWS 0 + 0") Q("1.2", "complete", "FWS 0 + 0"),
+		    -EINVAL, NULL, 0, 0);
+	check_order("a PREFLUSH write at another sector", path,
+		    Q("1.1", "queue", "FWFSM 4784 + 8")
+		    Q("1.2", "queue", "FWS 0 + 0")
+		    Q("1.3", "complete", "FWS 0 + 0")
+		    Q("1.4", "complete", "WFSM 4784 + 8"),
+		    -EINVAL, NULL, 0, 0);
+	check_order("a write completing that was not issued", path,
+		    Q("1.1", "queue", "FWS 0 + 0")
+		    Q("1.2", "complete", "FWS 0 + 0")
+		    Q("1.3", "queue", "FWFSM 4776 + 8")
+		    Q("1.4", "complete", "WFSM 96 + 8"),
+		    -EINVAL, NULL, 0, 0);
+	check_order("two empty flushes in flight", path,
+		    Q("1.1", "queue", "FWS 0 + 0") Q("1.2", "queue", "FWS 0 + 0")
+		    Q("1.3", "complete", "FWS 0 + 0")
+		    Q("1.4", "complete", "FWS 0 + 0"),
+		    -EINVAL, NULL, 0, 0);
+	check_order("a flush that never completes", path,
+		    Q("1.1", "queue", "FWS 0 + 0")
+		    Q("1.3", "queue", "FWFSM 4776 + 8")
+		    Q("1.4", "complete", "WFSM 4776 + 8"),
+		    -EINVAL, NULL, 0, 0);
+	unlink(path);
+	free(path);
+
+	/*
+	 * Seen on 6.1: the sync's empty flush is queued first, but the
+	 * PREFLUSH write, queued just after, reaches the target first and
+	 * takes writes 1 and 2; the empty flush takes nothing, completes
+	 * first and is logged first.  The batch moves ahead of it all the
+	 * same: it had completed before the empty flush completed.
+	 */
+	begin(&l);
+	entry(&l, 0, 0, LW_FLUSH, NULL, 0);			/* 0: empty flush */
+	entry(&l, 0, 0, LW_MARK, "o1", 0);			/* 1 */
+	entry(&l, 64, 8, LW_METADATA, NULL, 0);			/* 2: write 1 */
+	entry(&l, 72, 8, LW_METADATA, NULL, 0);			/* 3: write 2 */
+	entry(&l, 304, 0, LW_FLUSH | LW_FUA | LW_METADATA, NULL, 0); /* 4 */
+	entry(&l, 304, 8, LW_FUA | LW_METADATA, NULL, 0);	/* 5 */
+	entry(&l, 0, 0, LW_MARK, LW_END_MARK, 0);		/* 6 */
+	path = finish(&l, l.nr, LW_MAGIC);
+	{
+		static const uint64_t want[] = { 2, 3, 0, 1, 4, 5, 6 };
+
+		check_order("queued first, mapped second", path,
+			    Q("73.357423", "queue", "FWS 0 + 0")
+			    Q("73.357748", "queue", "FWFSM 304 + 8")
+			    Q("73.358924", "complete", "FWS 0 + 0")
+			    Q("73.361246", "complete", "WFSM 304 + 8"),
+			    0, want, 7, 1);
+	}
+	unlink(path);
+	free(path);
+}
+
+int main(void)
+{
+	test_read();
+	test_order();
+	printf("test_logwrites: ok: reading, damaged logs, replay order with and without overlapping flushes\n");
+	return 0;
+}
