@@ -1111,7 +1111,7 @@ def describe(doc):
     vm = m.get("vm")
     load = ""
     if m.get("loadavg_start") and m.get("loadavg_end"):
-        load = (f" The host's load average (1/5/15 min) was "
+        load = (f" The {'guest' if vm else 'host'}'s load average (1/5/15 min) was "
                 f"{'/'.join(m['loadavg_start'])} at the start and "
                 f"{'/'.join(m['loadavg_end'])} at the end.")
     sizes = ""
