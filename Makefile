@@ -66,16 +66,18 @@
 #                    its insert path, ns per operation; results in
 #                    build/bench/lsm-pool.{txt,json,rst}
 #   make bench-lsm   the store (lsm_bench on the userspace library, on a
-#                    file) against RocksDB's db_bench on the same file
-#                    system, rounds interleaved; build/bench/lsm.{md,json,
-#                    png,rst} (BENCH_LSM_ARGS=--quick: 100K keys, one round)
+#                    file) against RocksDB's db_bench (and, for the extent
+#                    and attach workloads, rocksdb_extent_bench on its
+#                    library) on the same file system, rounds interleaved;
+#                    build/bench/lsm.{md,json,png,rst} (about 30 min;
+#                    BENCH_LSM_ARGS=--quick: 100K keys, one round, 2 min)
 #   make bench-lsm-vm
 #                    the same drivers in a VM (Debian's 6.1; BENCH_LSM_VM_
 #                    KERNEL=6.12): lsm_bench_dev through /dev/sl_lsm on a
 #                    raw virtio disk against db_bench on ext4 on another
 #                    of the same size; build/bench/lsm-vm.{md,json,png,rst}
 #                    and the VM section of Documentation/lsm-bench.rst
-#                    (15-20 min under software emulation)
+#                    (35-45 min under software emulation)
 #   make help        this text
 
 TOP := $(CURDIR)
@@ -531,8 +533,9 @@ bench-iommu: setup
 
 # The store against RocksDB (tools/bench/lsm/run.py): lsm_bench, the
 # store's sources at -O2 on the fast shims, on a file, and Debian's
-# db_bench, with the same db_bench flags, in one run with rounds
-# interleaved.  1M keys and 3 rounds by default (BENCH_LSM_ARGS: --quick
+# db_bench (rocksdb_extent_bench, on Debian's librocksdb, for the range
+# and attach workloads), with the same db_bench flags, in one run with
+# rounds interleaved.  1M keys and 3 rounds by default (BENCH_LSM_ARGS: --quick
 # for 100K keys and one round, --big for 10M, --rounds N).  A full run
 # rewrites the generated part of Documentation/lsm-bench.rst; a quick one
 # does not.
@@ -552,8 +555,9 @@ bench-lsm: setup
 # TSC as the clock (both drivers read the clock around every operation:
 # emulated HPET reads would be measured).  BENCH_LSM_VM_ARGS go to
 # run.py: 30K keys per thread, 4 MiB memtables, 30000 reads per thread
-# for readrandom and 3 rounds by default (Documentation/lsm-bench.rst
-# says why).  The guest cannot write to the
+# for readrandom and readwhilewriting (a tenth for seekrandom and
+# rangelookup) and 3 rounds by default (Documentation/lsm-bench.rst says
+# why).  The guest cannot write to the
 # tree: the host regenerates the reports and, unless BENCH_LSM_VM_DOC is
 # empty, the page's section from the guest's lsm-vm.json.  A smoke run:
 # BENCH_LSM_VM_ARGS="--rounds 1 --num 5000" BENCH_LSM_VM_DOC=
@@ -565,13 +569,13 @@ BENCH_LSM_VM_DOC ?= --doc $(TOP)/Documentation/lsm-bench.rst
 BENCH_LSM_VM_KREL = $(if $(filter 6.12,$(BENCH_LSM_VM_KERNEL)),$(KREL_612),$(KREL_61))
 bench-lsm-vm: setup
 	$(MAKE) modules KDIR=/lib/modules/$(BENCH_LSM_VM_KREL)/build
-	$(MAKE) -C tools/bench/lsm dev BUILD=$(BUILD)/bench-obj/lsm
+	$(MAKE) -C tools/bench/lsm dev rocksdb BUILD=$(BUILD)/bench-obj/lsm
 	rm -rf $(BENCH_DIR)/lsm-vm-guest
 	mkdir -p $(BENCH_DIR)/lsm-vm-guest $(BUILD)/vm
 	rm -f $(BUILD)/vm/bench-lsm.img $(BUILD)/vm/bench-ext4.img
 	truncate -s $(BENCH_LSM_VM_DISK_MB)M $(BUILD)/vm/bench-lsm.img
 	truncate -s $(BENCH_LSM_VM_DISK_MB)M $(BUILD)/vm/bench-ext4.img
-	$(TOP)/tools/vm/vm-run --kernel $(BENCH_LSM_VM_KERNEL) --timeout 3600 \
+	$(TOP)/tools/vm/vm-run --kernel $(BENCH_LSM_VM_KERNEL) --timeout 5400 \
 		--cpus $(BENCH_LSM_VM_CPUS) --memory 3G \
 		--append "slub_debug=- clocksource=tsc tsc=reliable" \
 		--drive $(BUILD)/vm/bench-lsm.img:slbenchlsm \

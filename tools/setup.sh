@@ -36,7 +36,7 @@ as_root() {
 if ! command -v apt-get >/dev/null || ! grep -q 'VERSION_ID="12"' /etc/os-release 2>/dev/null; then
 	echo "setup: this project targets Debian 12 (apt); install by hand:" >&2
 	echo "  gcc g++ make sparse liburcu-dev libtbb-dev libcds-dev python3-matplotlib" >&2
-	echo "  rocksdb-tools (RocksDB's db_bench 7.8.3)" >&2
+	echo "  rocksdb-tools librocksdb-dev (RocksDB 7.8.3: db_bench and its library)" >&2
 	echo "  linux-headers for 6.1 and 6.12, linux-source-6.1" >&2
 	exit 1
 fi
@@ -46,6 +46,7 @@ pkgs=(build-essential make gcc g++ xz-utils perl python3 python3-matplotlib
       linux-headers-amd64 linux-image-amd64 qemu-system-x86 busybox-static
       bc flex bison libelf-dev libssl-dev fio valgrind
       rocksdb-tools  # RocksDB's db_bench, the peer of make bench-lsm
+      librocksdb-dev  # its library, for the extent workloads' RocksDB side
       file)  # virtme-ng runs file(1) on the guest's init
 p612=$(headers_612 || true)
 if [ -z "$p612" ]; then

@@ -8,7 +8,9 @@
 #     whose serial is "sllsmsmall"; lsm_corrupt_test damages blocks of
 #     each kind of a detached store there and attaches again.
 #  3. lsm_bench_dev (make bench-lsm-vm's driver) on a few thousand keys:
-#     each workload must report its ops/s, and readrandom find every key.
+#     each workload must report its ops/s, readrandom, readwhilewriting
+#     and seekrandom find every key, and rangelookup find the units that
+#     rangeoverwrite's ranges cover (run.py computes them).
 #  4. selftests/lsm/lsm_lifecycle.sh: slctl lsm, the module reference of
 #     an attached store, rmmod and insmod with the data read back.
 #  5. sl_lsm.ko unloaded (vm-run's log check catches what it leaves).
@@ -57,13 +59,27 @@ if [ -x "$bench" ]; then
 	"$bench" --db="$disk" --num=3000 --seed=19 \
 		--benchmarks=fillrandom,fillseq,flush,readrandom > /tmp/lsm_bench_dev.txt 2>&1 &&
 	"$bench" --db="$disk" --num=3000 --seed=19 --batch_size=100 \
-		--benchmarks=fillrandom,readseq >> /tmp/lsm_bench_dev.txt 2>&1
+		--benchmarks=fillrandom,readseq >> /tmp/lsm_bench_dev.txt 2>&1 &&
+	"$bench" --db="$disk" --num=3000 --seed=19 --threads=2 --reads=500 \
+		--seek_nexts=10 --benchmarks=fillseq,readwhilewriting,seekrandom \
+		>> /tmp/lsm_bench_dev.txt 2>&1 &&
+	"$bench" --db="$disk" --num=3000 --seed=19 --writes=20 --reads=1000 \
+		--benchmarks=rangeoverwrite,flush,rangelookup \
+		>> /tmp/lsm_bench_dev.txt 2>&1 &&
+	"$bench" --db="$disk" --num=3000 --use_existing_db \
+		--benchmarks=attach >> /tmp/lsm_bench_dev.txt 2>&1
 	rc=$?
-	for b in fillrandom readrandom fillseq readseq; do
+	for b in fillrandom readrandom fillseq readseq readwhilewriting \
+		seekrandom rangeoverwrite rangelookup; do
 		grep -Eq "^$b +: +[0-9.]+ micros/op [1-9][0-9]* ops/sec" \
 			/tmp/lsm_bench_dev.txt || rc=1
 	done
+	grep -Eq "^attach +: +[0-9.]+ micros/op" /tmp/lsm_bench_dev.txt || rc=1
 	grep -q "(3000 of 3000 found)" /tmp/lsm_bench_dev.txt || rc=1
+	[ "$(grep -c "(1000 of 1000 found)" /tmp/lsm_bench_dev.txt)" = 2 ] || rc=1
+	covered=$(cd tools/bench/lsm && python3 -c 'from run import expected_found
+print(expected_found(19, 3000, 20, 256, 1000, 1, started=1))') || rc=1
+	grep -q "^rangelookup .*($covered of 1000 found)" /tmp/lsm_bench_dev.txt || rc=1
 	[ $rc -eq 0 ] || { cat /tmp/lsm_bench_dev.txt; fail "lsm_bench_dev"; }
 else
 	fail "$bench missing: run 'make check-vm-lsm'"

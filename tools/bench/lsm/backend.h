@@ -37,14 +37,24 @@ struct lsmb_config {
 	uint64_t cache_bytes;
 };
 
-/* A put of one key (an extent of length 1, as the comparison uses). */
+/*
+ * A put of the extent [key, key + len): len is 1 for a key of the
+ * key-value workloads, 1 to --max_range for rangeoverwrite.
+ */
 struct lsmb_put {
 	uint64_t key;
+	uint64_t len;
 	const void *value;
 	uint32_t vlen;
 };
 
-/* The store's counters that the report shows. */
+/*
+ * The store's counters that the report shows (struct lsm_stats's, since
+ * the store was opened), and @alloc_bytes: the bytes the file under the
+ * library's store has allocated (0 for a block device and for the
+ * kernel backend), its space in use while the store does not count
+ * that itself (space_used_bytes 0).
+ */
 struct lsmb_stats {
 	uint64_t memtable_bytes;
 	uint64_t immutables;
@@ -58,8 +68,16 @@ struct lsmb_stats {
 	uint64_t user_bytes;
 	uint64_t group_commits;
 	uint64_t group_writers;
+	uint64_t compactions;
+	uint64_t compact_read_bytes;
+	uint64_t compact_write_bytes;
+	uint64_t pending_compact_bytes;
+	uint64_t slowdowns;
+	uint64_t slowdown_ns;
+	uint64_t space_used_bytes;
 	uint64_t cache_hits;
 	uint64_t cache_misses;
+	uint64_t alloc_bytes;
 	uint64_t cache_bytes;
 };
 

@@ -146,7 +146,7 @@ static int dev_write(struct lsmb_db *db, const struct lsmb_put *puts,
 
 	if (n == 1) {
 		struct sl_lsm_ioc_put put = {
-			.key = puts[0].key, .len = 1,
+			.key = puts[0].key, .len = puts[0].len,
 			.value = (uintptr_t)puts[0].value, .vlen = puts[0].vlen,
 			.flags = sync ? SL_LSM_SYNC : 0,
 		};
@@ -160,7 +160,7 @@ static int dev_write(struct lsmb_db *db, const struct lsmb_put *puts,
 	}
 	for (i = 0; i < n; i++)
 		rec[i] = (struct sl_lsm_ioc_rec){
-			.key = puts[i].key, .len = 1,
+			.key = puts[i].key, .len = puts[i].len,
 			.value = (uintptr_t)puts[i].value, .vlen = puts[i].vlen,
 			.kind = SL_LSM_REC_PUT,
 		};
@@ -242,8 +242,14 @@ static int dev_stats(struct lsmb_db *db, struct lsmb_stats *out)
 		.stall_ns = s.stall_ns, .wal_bytes = s.wal_bytes,
 		.run_bytes = s.run_bytes, .manifest_bytes = s.manifest_bytes,
 		.user_bytes = s.user_bytes, .group_commits = s.group_commits,
-		.group_writers = s.group_writers, .cache_hits = s.cache_hits,
-		.cache_misses = s.cache_misses, .cache_bytes = s.cache_bytes,
+		.group_writers = s.group_writers, .compactions = s.compactions,
+		.compact_read_bytes = s.compact_read_bytes,
+		.compact_write_bytes = s.compact_write_bytes,
+		.pending_compact_bytes = s.pending_compact_bytes,
+		.slowdowns = s.slowdowns, .slowdown_ns = s.slowdown_ns,
+		.space_used_bytes = s.space_used_bytes,
+		.cache_hits = s.cache_hits, .cache_misses = s.cache_misses,
+		.cache_bytes = s.cache_bytes,
 	};
 	return 0;
 }

@@ -25,6 +25,7 @@
 struct lsmb_db {
 	struct lsm_store *st;
 	struct lsm_bdev *bdev;
+	const char *path;
 };
 
 /* Per thread: a scan's pieces and values, reused from scan to scan. */
@@ -91,6 +92,7 @@ static int lib_open(const struct lsmb_config *cfg, bool fresh,
 	db = calloc(1, sizeof(*db));
 	if (!db)
 		return -ENOMEM;
+	db->path = cfg->path;
 	/* The file's or device's own size (lib_prepare_file() set a file's). */
 	db->bdev = filedev_open(cfg->path, 0, 0);
 	if (!db->bdev) {
@@ -151,7 +153,8 @@ static int lib_write(struct lsmb_db *db, const struct lsmb_put *puts,
 	for (i = 0; i < n; i++)
 		op[i] = (struct lsm_op){
 			.kind = LSM_OP_PUT, .vlen = puts[i].vlen,
-			.key = puts[i].key, .len = 1, .value = puts[i].value,
+			.key = puts[i].key, .len = puts[i].len,
+			.value = puts[i].value,
 		};
 	err = lsm_store_write(db->st, op, n, sync ? LSM_WRITE_SYNC : 0);
 	if (op != ops)
@@ -214,6 +217,7 @@ static int lib_flush(struct lsmb_db *db)
 static int lib_stats(struct lsmb_db *db, struct lsmb_stats *out)
 {
 	struct lsm_stats s;
+	struct stat sb;
 
 	shim_rcu_register();
 	lsm_store_stats(db->st, &s);
@@ -224,9 +228,18 @@ static int lib_stats(struct lsmb_db *db, struct lsmb_stats *out)
 		.stall_ns = s.stall_ns, .wal_bytes = s.wal_bytes,
 		.run_bytes = s.run_bytes, .manifest_bytes = s.manifest_bytes,
 		.user_bytes = s.user_bytes, .group_commits = s.group_commits,
-		.group_writers = s.group_writers, .cache_hits = s.cache_hits,
-		.cache_misses = s.cache_misses, .cache_bytes = s.cache_bytes,
+		.group_writers = s.group_writers, .compactions = s.compactions,
+		.compact_read_bytes = s.compact_read_bytes,
+		.compact_write_bytes = s.compact_write_bytes,
+		.pending_compact_bytes = s.pending_compact_bytes,
+		.slowdowns = s.slowdowns, .slowdown_ns = s.slowdown_ns,
+		.space_used_bytes = s.space_used_bytes,
+		.cache_hits = s.cache_hits, .cache_misses = s.cache_misses,
+		.cache_bytes = s.cache_bytes,
 	};
+	/* A sparse file's blocks: those the store has ever written. */
+	if (!stat(db->path, &sb) && S_ISREG(sb.st_mode))
+		out->alloc_bytes = (uint64_t)sb.st_blocks * 512;
 	return 0;
 }
 

@@ -3,7 +3,7 @@
  * The driver's own test double: keys in a plain array under a lock, so
  * that selftest.py can check lsm_bench's accounting (operations per
  * thread, keys found, a scan's length, the distinct keys memstats
- * counts) without the store.  Built only into lsm_bench_selftest; it
+ * counts, the units range puts cover) without the store.  Built only into lsm_bench_selftest; it
  * measures nothing and never appears in a report.
  */
 #include <errno.h>
@@ -55,10 +55,14 @@ static int model_write(struct lsmb_db *db, const struct lsmb_put *puts,
 
 	pthread_rwlock_wrlock(&db->lock);
 	for (i = 0; i < n; i++) {
-		uint64_t k = puts[i].key;
+		uint64_t k, end = puts[i].key + puts[i].len;
 
-		if (k >= db->nr) {
-			uint64_t nr = (k + 1) * 2;
+		if (!puts[i].len || end < puts[i].key) {
+			pthread_rwlock_unlock(&db->lock);
+			return -EINVAL;
+		}
+		if (end > db->nr) {
+			uint64_t nr = end * 2;
 			uint32_t *v = realloc(db->vlen, nr * sizeof(*v));
 
 			if (!v) {
@@ -69,9 +73,12 @@ static int model_write(struct lsmb_db *db, const struct lsmb_put *puts,
 			db->vlen = v;
 			db->nr = nr;
 		}
-		if (!db->vlen[k])
-			db->live++;
-		db->vlen[k] = puts[i].vlen + 1;
+		/* An extent, unit by unit: each shows the newest put over it. */
+		for (k = puts[i].key; k < end; k++) {
+			if (!db->vlen[k])
+				db->live++;
+			db->vlen[k] = puts[i].vlen + 1;
+		}
 		db->puts++;
 	}
 	pthread_rwlock_unlock(&db->lock);
@@ -127,7 +134,7 @@ static int model_flush(struct lsmb_db *db)
 	return 0;
 }
 
-/* memtable_bytes: the live keys, for selftest.py to compare. */
+/* memtable_bytes: the live keys (units), for selftest.py to compare. */
 static int model_stats(struct lsmb_db *db, struct lsmb_stats *stats)
 {
 	memset(stats, 0, sizeof(*stats));

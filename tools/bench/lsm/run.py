@@ -10,18 +10,38 @@ drivers take the same db_bench flags (8-byte keys, 100-byte values, the
 same memtable size and number of memtables, the same seed) and print the
 same report lines, which this script parses.
 
-Workloads (db_bench's names where they exist):
+Workloads (db_bench's names where they exist; Documentation/lsm-bench.rst
+has the table):
   fillseq, fillrandom  WAL on, sync off, a fresh database each;
   fillrandom-nowal-v0  seed 001's workload: fillrandom with empty values
                        and no WAL, every key staying in the memtable;
                        "memstats" afterwards gives memtable bytes per
                        record (each thread writes num / threads keys, so
                        that both thread counts fit the memtable);
-  readrandom, readseq  on a database made by fillseq and flush on one
+  readrandom, readseq, seekrandom
+                       on a database made by fillseq and flush on one
                        thread (so the data is in runs / SST files), opened
                        again for each cell;
+  readwhilewriting     readers on such a database (a copy per cell) and
+                       one more thread writing random keys; the readers'
+                       rate is reported;
+  overwrite            random keys over such a database (a copy per
+                       cell), at least OVERWRITE_MEMTABLES memtables of
+                       data, so that compaction runs; then until both
+                       stores are idle (waitforcompaction), for write and
+                       space amplification;
   fillsync             every write synchronous (db_bench's fillsync: its
-                       keys come from num / 1000, --writes of them).
+                       keys come from num / 1000, --writes of them);
+  rangeoverwrite       random ranges of 1 to 256 units over num units:
+                       one extent per put for the store; DeleteRange + Put
+                       in one WriteBatch for RocksDB (rocksdb_extent_bench)
+  rangelookup          the extent covering a random unit, after
+                       rangeoverwrite on one thread and a flush; the found
+                       counts are checked against the ranges written
+  attach-clean, attach-crash
+                       the time to open a store whose log holds two
+                       memtables of writes, after a clean close and after
+                       a kill -9 (one thread).
 
 Batched writes (only with --workloads):
   fillseq-batch100, fillrandom-batch100
@@ -40,14 +60,17 @@ of both, RocksDB's OPTIONS file, results, ratios, goals), lsm.md, lsm.rst
 raw output under lsm-raw/, and with --doc rewrites the generated part of
 that page (full runs only).
 
-Usage: run.py [--quick] [--num N] [--rounds R] [--threads 1,2] [--out DIR]
-              [--workloads LIST] [--memtable-bytes B] [--name NAME] [--vm]
-              [--lsm-bench PATH | --rocksdb-only] [--doc FILE]
+Usage: run.py [--quick | --big] [--num N] [--rounds R] [--threads 1,2]
+              [--out DIR] [--workloads LIST] [--memtable-bytes B]
+              [--name NAME] [--vm] [--lsm-bench PATH | --rocksdb-only]
+              [--doc FILE]
 """
 
 import argparse
 import datetime
+import glob
 import json
+import math
 import os
 import platform
 import re
@@ -77,65 +100,146 @@ NOWAL_MEMTABLE_BYTES_PER_KEY = 256
 WRITE_BUFFERS = 3
 # The store's Bloom filters hold about 10 bits per key (issue 19).
 BLOOM_BITS = 10
+KEY_BYTES, VALUE_BYTES = 8, 100
+# overwrite writes at least this many memtables of user data (keys and
+# values), so that memtables are written out and merged while it runs.
+OVERWRITE_MEMTABLES = 5
+# seekrandom reads this many keys after each seek (RocksDB's
+# benchmark.sh uses 10).
+SEEK_NEXTS = 10
+# Range overwrites: lengths 1..MAX_RANGE units (issue: 1 to 256).
+MAX_RANGE = 256
+# attach-*: the log holds this many memtables of user data; the fill
+# runs with memtables ATTACH_FILL_MEMTABLES times the size, so that
+# neither store writes any of it out before the close or the crash.
+ATTACH_MEMTABLES = 2
+ATTACH_FILL_MEMTABLES = 4
 
-# (name, db_bench benchmark, extra flags, prepared database, about)
+
+class Workload:
+    """A row of the tables: what both drivers run, and on what.
+
+    bench: the benchmark name both drivers take; extra: flags of both;
+    prepared: None (a fresh database), "seq" (fillseq and flush on one
+    thread) or "ranges" (rangeoverwrite and flush on one thread);
+    private: the cell changes its database, so it gets its own copy of
+    the prepared one; peer: RocksDB's driver, "db_bench" or "extent"
+    (rocksdb_extent_bench: the extent workloads, the attach fills);
+    writes: report write amplification and stalls (RocksDB's statistics
+    on: the other cells run with db_bench's default, off, as issue 19's
+    did); settle: wait for
+    both to be idle (waitforcompaction) before the counters are read;
+    attach: "clean" or "crash" (one thread only)."""
+
+    def __init__(self, name, bench, about, extra=None, prepared=None,
+                 private=False, peer="db_bench", writes=False, settle=False,
+                 attach=None):
+        self.name, self.bench, self.about = name, bench, about
+        self.extra = extra or {}
+        self.prepared, self.private, self.peer = prepared, private, peer
+        self.writes, self.settle, self.attach = writes, settle, attach
+
+
 WORKLOADS = [
-    ("fillseq", "fillseq", {}, False, "sequential keys, WAL on, sync off"),
-    ("fillrandom", "fillrandom", {}, False,
-     "uniform random keys, WAL on, sync off"),
-    ("fillrandom-nowal-v0", "fillrandom",
-     {"value_size": 0, "disable_wal": 1}, False,
-     "seed 001's workload: random keys, empty values, no WAL, all in the memtable"),
-    ("readrandom", "readrandom", {}, True,
-     "random point reads of a flushed database (every key present)"),
-    ("readseq", "readseq", {}, True,
-     "a full scan of a flushed database per thread"),
-    ("fillsync", "fillsync", {}, False,
-     "random keys, every write synchronous (durable on return)"),
+    Workload("fillseq", "fillseq", "sequential keys, WAL on, sync off"),
+    Workload("fillrandom", "fillrandom",
+             "uniform random keys, WAL on, sync off"),
+    Workload("fillrandom-nowal-v0", "fillrandom",
+             "seed 001's workload: random keys, empty values, no WAL, all "
+             "in the memtable", extra={"value_size": 0, "disable_wal": 1}),
+    Workload("readrandom", "readrandom",
+             "random point reads of a flushed database (every key present)",
+             prepared="seq"),
+    Workload("readseq", "readseq",
+             "a full scan of a flushed database per thread", prepared="seq"),
+    Workload("seekrandom", "seekrandom",
+             f"a seek to a random key of a flushed database, then "
+             f"{SEEK_NEXTS} more keys", extra={"seek_nexts": SEEK_NEXTS},
+             prepared="seq"),
+    Workload("readwhilewriting", "readwhilewriting",
+             "random point reads of a flushed database while one more "
+             "thread writes random keys; the readers' rate", prepared="seq",
+             private=True),
+    Workload("overwrite", "overwrite",
+             f"random keys over a flushed database, {OVERWRITE_MEMTABLES} "
+             "memtables of data; counters read once both are idle",
+             prepared="seq", private=True, writes=True, settle=True),
+    Workload("fillsync", "fillsync",
+             "random keys, every write synchronous (durable on return)"),
+    Workload("rangeoverwrite", "rangeoverwrite",
+             f"random ranges of 1..{MAX_RANGE} units over num units: one "
+             "put (RocksDB: DeleteRange + Put)", peer="extent", writes=True,
+             settle=True),
+    Workload("rangelookup", "rangelookup",
+             "the extent covering a random unit, after rangeoverwrite "
+             "(RocksDB: SeekForPrev)", prepared="ranges", peer="extent"),
+    Workload("attach-clean", "attach",
+             f"open after a clean close, the log holding {ATTACH_MEMTABLES} "
+             "memtables of writes", peer="extent", attach="clean"),
+    Workload("attach-crash", "attach",
+             f"open after a kill -9, the log holding {ATTACH_MEMTABLES} "
+             "memtables of writes", peer="extent", attach="crash"),
 ]
 
 # Run only when --workloads names them: db_bench's default is one put
 # per write, and so is the table of the native run.
 BATCH = 100
 EXTRA_WORKLOADS = [
-    ("fillseq-batch100", "fillseq", {"batch_size": BATCH}, False,
-     f"fillseq, {BATCH} puts per write call"),
-    ("fillrandom-batch100", "fillrandom", {"batch_size": BATCH}, False,
-     f"fillrandom, {BATCH} puts per write call"),
+    Workload("fillseq-batch100", "fillseq", f"fillseq, {BATCH} puts per "
+             "write call", extra={"batch_size": BATCH}),
+    Workload("fillrandom-batch100", "fillrandom", f"fillrandom, {BATCH} puts "
+             "per write call", extra={"batch_size": BATCH}),
 ]
-# What the VM run measures (issue 19: fillrandom in the VM, with
-# fillseq, readrandom and readseq beside it).
+EVERY = WORKLOADS + EXTRA_WORKLOADS
+BY_NAME = {w.name: w for w in EVERY}
+# What the VM run measures: issue 19's fillrandom with fillseq,
+# readrandom and readseq beside it, and the standard set of the next
+# issue.  No attach-crash: killing lsm_bench_dev does not crash the
+# kernel's store (the device detaches it cleanly); a crash of the kernel
+# is a reboot.
 VM_WORKLOADS = "fillseq,fillrandom,fillseq-batch100,fillrandom-batch100," \
-    "readrandom,readseq"
+    "readrandom,readseq,seekrandom,readwhilewriting,overwrite," \
+    "rangeoverwrite,rangelookup,attach-clean"
 
 # The reads whose block cache counters the report shows.
 CACHE_WORKLOADS = ("readrandom", "readseq")
 
-# (workload, target ratio to RocksDB) for each thread count; the last
-# native goal is the store's own 2-thread fillsync against its 1-thread
-# rate.
+# (workload, target ratio to RocksDB's ops/s) at each thread count.
+# Issue 19's goals (part 1), then part 2's.
 GOALS = [
     ("fillseq", 1.5), ("fillrandom", 1.5), ("fillrandom-nowal-v0", 3.0),
     ("readrandom", 1.0), ("readseq", 1.0), ("fillsync", 1.0),
 ]
 GROUP_COMMIT_GOAL = 1.6
+GOALS_2 = [
+    ("overwrite", 1.2), ("readwhilewriting", 1.0), ("seekrandom", 1.0),
+    ("rangeoverwrite", 3.0), ("rangelookup", 2.0),
+]
+# Under overwrite: the store's p99.9 put latency at most this many times
+# its p50; attach after a crash within this many seconds.
+TAIL_GOAL = 10.0
+ATTACH_GOAL_S = 5.0
 # In the VM through ioctls: fillrandom at least RocksDB's in the same VM.
 VM_GOALS = [("fillrandom", 1.0)]
 # Chart labels short enough to sit side by side.
 SHORT = {"fillrandom-nowal-v0": "seed 001\n(v0, no WAL)",
          "fillseq-batch100": f"fillseq\nbatch {BATCH}",
-         "fillrandom-batch100": f"fillrandom\nbatch {BATCH}"}
+         "fillrandom-batch100": f"fillrandom\nbatch {BATCH}",
+         "readwhilewriting": "readwhile\nwriting",
+         "rangeoverwrite": "range\noverwrite", "rangelookup": "range\nlookup"}
 
 
 def workloads(doc):
     """The workloads a run measured, in table order."""
     names = doc["config"].get("workload_names")
-    every = WORKLOADS + EXTRA_WORKLOADS
-    return [w for w in every if names is None or w[0] in names]
+    return [w for w in EVERY if names is None or w.name in names]
 
 
-def goals_of(doc):
-    return VM_GOALS if doc["machine"].get("vm") else GOALS
+def ratio_goals(doc):
+    if doc["machine"].get("vm"):
+        return VM_GOALS
+    return GOALS + GOALS_2
+
 
 REPORT_RE = re.compile(
     r"^(?P<name>\S+)\s*:\s*(?P<us>[\d.]+) micros/op (?P<ops_s>\d+) ops/sec\s+"
@@ -145,6 +249,9 @@ PCT_RE = re.compile(r"^Percentiles: P50: (?P<p50>[\d.]+) P75: [\d.]+ "
 COUNT_RE = re.compile(r"^Count: (?P<count>\d+) ")
 FOUND_RE = re.compile(r"\((?P<found>\d+) of (?P<of>\d+) found\)")
 STAT_RE = re.compile(r"^(?P<key>(?:rocksdb|lsm)\.[\w.-]+): (?P<val>\d+)\s*$")
+# RocksDB's statistics, as db_bench --statistics and rocksdb_extent_bench
+# print them: "rocksdb.wal.bytes COUNT : 53940420".
+TICKER_RE = re.compile(r"^(?P<key>rocksdb\.[\w.-]+) COUNT : (?P<val>\d+)\s*$")
 
 
 def die(msg):
@@ -192,8 +299,102 @@ def disk_stat(dev):
 
 
 def parse_stats(text):
-    return {m["key"]: int(m["val"]) for m in
-            (STAT_RE.match(line.strip()) for line in text.splitlines()) if m}
+    """lsm_bench's "lsm.NAME: N", db_bench's "rocksdb.NAME: N" and
+    RocksDB's statistics ("rocksdb.NAME COUNT : N")."""
+    out = {}
+    for line in text.splitlines():
+        m = STAT_RE.match(line.strip()) or TICKER_RE.match(line.strip())
+        if m:
+            out[m["key"]] = int(m["val"])
+    return out
+
+
+def allocated_bytes(path, skip=()):
+    """The bytes the file system has allocated to PATH (a file, or every
+    file of a directory whose name does not start with one of SKIP)."""
+    if os.path.isfile(path):
+        return os.stat(path).st_blocks * 512
+    total = 0
+    for name in os.listdir(path):
+        p = os.path.join(path, name)
+        if os.path.isfile(p) and not name.startswith(tuple(skip)):
+            total += os.stat(p).st_blocks * 512
+    return total
+
+
+def fsync_tree(path):
+    """Everything under PATH on the disk, so that a copy's write-back
+    does not run into the measured cell."""
+    if not os.path.isfile(path) and not os.path.isdir(path):
+        return      # a block device: the kernel's store has flushed it
+    files = [path] if os.path.isfile(path) else \
+        [os.path.join(path, n) for n in os.listdir(path)]
+    for p in files + ([path] if os.path.isdir(path) else []):
+        fd = os.open(p, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def splitmix_stream(state, n):
+    """keys.h's next_rand() from STATE, N times: (new state, values).
+    splitmix64's state only counts, so the values come at once with
+    numpy; a plain loop without it."""
+    golden, mask = 0x9e3779b97f4a7c15, (1 << 64) - 1
+    try:
+        import numpy as np
+    except ImportError:
+        out = []
+        for i in range(1, n + 1):
+            z = (state + golden * i) & mask
+            z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & mask
+            z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & mask
+            out.append(z ^ (z >> 31))
+        return (state + golden * n) & mask, out
+    with np.errstate(over="ignore"):
+        z = np.uint64(state) + np.uint64(golden) * np.arange(1, n + 1, dtype=np.uint64)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xbf58476d1ce4e5b9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94d049bb133111eb)
+        z = z ^ (z >> np.uint64(31))
+    return (state + golden * n) & mask, z
+
+
+def expected_found(seed, space, writes, max_range, reads, threads, started=0):
+    """How many of rangelookup's units a correct store finds after
+    rangeoverwrite on one thread, the first of its process (keys.h's
+    generators, drawn as both drivers draw them): the units any range
+    covered.  STARTED: the threads the lookups' process started before
+    them."""
+    _, r = splitmix_stream(seed + 1, 3 * writes)
+    covered = bytearray(space + 1)
+    try:
+        import numpy as np
+        r = np.asarray(r, dtype=np.uint64)
+        keys = (r[0::3] % np.uint64(space)).astype(np.int64)
+        lens = (np.uint64(1) + r[1::3] % np.uint64(max_range)).astype(np.int64)
+        ends = np.minimum(keys + lens, space)
+        diff = np.zeros(space + 1, dtype=np.int64)
+        np.add.at(diff, keys, 1)
+        np.add.at(diff, ends, -1)
+        cov = np.cumsum(diff)[:space] > 0
+        found = 0
+        for tid in range(threads):
+            _, u = splitmix_stream(seed + started + tid + 1, reads)
+            found += int(cov[(np.asarray(u, dtype=np.uint64) %
+                              np.uint64(space)).astype(np.int64)].sum())
+        return found
+    except ImportError:
+        pass
+    for i in range(writes):
+        k = r[3 * i] % space
+        n = min(1 + r[3 * i + 1] % max_range, space - k)
+        covered[k:k + n] = b"\x01" * n
+    found = 0
+    for tid in range(threads):
+        _, u = splitmix_stream(seed + started + tid + 1, reads)
+        found += sum(covered[x % space] for x in u)
+    return found
 
 
 class Runner:
@@ -203,11 +404,26 @@ class Runner:
         os.makedirs(self.raw, exist_ok=True)
         self.dbdir = os.path.abspath(args.db_dir)
         os.makedirs(self.dbdir, exist_ok=True)
-        self.log = []
+        self.options_file = None
+        # What each implementation's working database holds now, and the
+        # prepared databases of this round, kept to be copied.
+        self.content = {OURS: None, PEER: None}
+        self.masters = {}
+        self.expected = {}
+
+    def db_path(self, impl):
+        if impl == PEER:
+            return os.path.join(self.dbdir, "rocksdb")
+        return self.args.lsm_db or os.path.join(self.dbdir, "lsm.img")
+
+    def copyable(self, impl):
+        """A database that is a file or a directory: prepared once per
+        round and copied (the kernel's store is on a block device)."""
+        return impl == PEER or self.args.lsm_backend == "lib"
 
     def common(self, threads, extra):
         a = self.args
-        flags = {"num": a.num, "key_size": 8, "value_size": 100,
+        flags = {"num": a.num, "key_size": KEY_BYTES, "value_size": VALUE_BYTES,
                  "threads": threads, "batch_size": 1,
                  "write_buffer_size": a.memtable_bytes,
                  "max_write_buffer_number": WRITE_BUFFERS,
@@ -223,71 +439,298 @@ class Runner:
         return {"compression_type": "none", "bloom_bits": BLOOM_BITS,
                 "statistics": 0, "stats_per_interval": 0}
 
-    def command(self, impl, benchmarks, flags):
-        if impl == PEER:
-            flags = dict(flags, **self.peer_flags())
-            flags["db"] = os.path.join(self.dbdir, "rocksdb")
+    def command(self, impl, benchmarks, flags, peer="db_bench"):
+        flags = dict(flags)
+        if impl == PEER and peer == "extent":
+            # Options from db_bench's OPTIONS file of this run; the
+            # flags that are not options go as they go to db_bench.
+            stats = flags.pop("statistics", 0)
+            flags = {k: v for k, v in flags.items() if k != "batch_size"}
+            flags.update(options_file=self.options_file,
+                         cache_size=self.args.cache_bytes, statistics=stats)
+            exe = [self.args.extent_bench]
+        elif impl == PEER:
+            flags = dict(self.peer_flags(), **flags)
             exe = [self.args.db_bench]
         else:
-            flags = dict(flags)
-            flags["db"] = self.args.lsm_db or os.path.join(self.dbdir, "lsm.img")
+            flags.pop("statistics", None)
             flags["backend"] = self.args.lsm_backend
             if self.args.lsm_backend == "dev":
                 flags["device"] = self.args.device
             exe = [self.args.lsm_bench]
+        flags["db"] = self.db_path(impl)
         flags["benchmarks"] = benchmarks
         return exe + [f"--{k}={v}" for k, v in flags.items()]
 
-    def run(self, impl, benchmarks, flags, tag):
-        cmd = self.command(impl, benchmarks, flags)
+    def run(self, impl, benchmarks, flags, tag, peer="db_bench", killed=False):
+        """One driver process; its output, and the bytes the kernel
+        counted it writing (getrusage's ru_oublock: dirtied page cache
+        and direct writes, at the time they were made)."""
+        cmd = self.command(impl, benchmarks, flags, peer)
+        path = os.path.join(self.raw, f"{tag}--{impl}.txt")
+        with open(path + ".out", "w+") as fo, open(path + ".err", "w+") as fe:
+            p = subprocess.Popen(cmd, stdout=fo, stderr=fe)
+            _, status, ru = os.wait4(p.pid, 0)
+            p.returncode = rc = os.waitstatus_to_exitcode(status)
+            fo.seek(0)
+            fe.seek(0)
+            out, err = fo.read(), fe.read()
+        os.unlink(path + ".out")
+        os.unlink(path + ".err")
+        with open(path, "w") as f:
+            f.write("$ " + " ".join(cmd) + "\n" + out +
+                    "\n--- stderr ---\n" + err[-4000:])
+        if rc != (-9 if killed else 0):
+            raise CellFailed(f"{' '.join(cmd)} exited {rc}"
+                             f"{' (expected SIGKILL)' if killed else ''}: "
+                             f"{err.strip()[-500:]}")
+        return out, ru.ru_oublock * 512
+
+    def make_options_file(self):
+        """db_bench's OPTIONS file for rocksdb_extent_bench: db_bench run
+        with this run's flags on one key, in a directory of its own."""
+        d = os.path.join(self.dbdir, "rocksdb-options")
+        shutil.rmtree(d, ignore_errors=True)
+        cmd = [self.args.db_bench, *[f"--{k}={v}" for k, v in dict(
+            self.peer_flags(), **self.common(1, {"num": 1})).items()],
+            f"--db={d}", "--benchmarks=fillseq"]
         res = subprocess.run(cmd, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
-        with open(os.path.join(self.raw, f"{tag}--{impl}.txt"), "w") as f:
-            f.write("$ " + " ".join(cmd) + "\n" + res.stdout +
-                    "\n--- stderr ---\n" + res.stderr[-4000:])
-        if res.returncode:
-            raise CellFailed(f"{' '.join(cmd)} exited {res.returncode}: "
-                             f"{res.stderr.strip()[-500:]}")
-        return res.stdout
+                             stderr=subprocess.STDOUT, text=True)
+        opts = sorted(glob.glob(os.path.join(d, "OPTIONS-*")),
+                      key=lambda f: int(f.rsplit("-", 1)[1]))
+        if res.returncode or not opts:
+            die(f"{' '.join(cmd)} made no OPTIONS file: {res.stdout[-500:]}")
+        self.options_file = opts[-1]
+
+    def cell_flags(self, wl, threads):
+        """The flags of a workload's cell at a thread count."""
+        a = self.args
+        extra = dict(wl.extra)
+        reads = a.reads or a.num
+        if wl.name == "fillsync":
+            extra["writes"] = a.fillsync_writes
+        elif wl.name in ("readrandom", "readwhilewriting") and a.reads:
+            extra["reads"] = a.reads
+        elif wl.name in ("seekrandom", "rangelookup"):
+            extra["reads"] = max(1, reads // 10)
+        elif wl.name == "fillrandom-nowal-v0":
+            extra["num"] = a.num // threads
+            extra["write_buffer_size"] = max(
+                MEMTABLE_BYTES, NOWAL_MEMTABLE_BYTES_PER_KEY * a.num)
+        elif wl.name == "overwrite":
+            extra["writes"] = -(-a.overwrite_writes // threads)
+        elif wl.name == "rangeoverwrite":
+            extra["writes"] = a.range_writes
+        if wl.name.startswith("range"):
+            extra["max_range"] = MAX_RANGE
+        if wl.prepared:
+            extra["use_existing_db"] = 1
+        return self.common(threads, extra)
+
+    def restore(self, impl, kind, rnd):
+        """The working database of IMPL holds the prepared KIND: a copy
+        of this round's, or prepared again."""
+        db, master = self.db_path(impl), self.masters.get((impl, kind))
+        if master and self.copyable(impl):
+            if os.path.isdir(db):
+                shutil.rmtree(db)
+            if os.path.isdir(master):
+                shutil.copytree(master, db)
+            else:
+                subprocess.run(["cp", "--sparse=always", master, db], check=True)
+            fsync_tree(db)
+        else:
+            self.prepare(impl, kind, rnd)
+        self.content[impl] = kind
+
+    def prepare(self, impl, kind, rnd):
+        """A database with keys 0..num-1 written in order and flushed
+        ("seq"), or with rangeoverwrite's ranges on one thread
+        ("ranges"), once its store is idle, as this round's master."""
+        db = self.db_path(impl)
+        # Idle before any cell reads it: a merge still running would be
+        # measured by the first cell and not by the next (RocksDB's range
+        # lookups ran 20 times faster once it had compacted its tombstones).
+        if kind == "seq":
+            self.run(impl, "fillseq,flush,waitforcompaction", self.common(1, {}),
+                     f"r{rnd}-prepare-seq")
+        else:
+            flags = self.common(1, {"writes": self.args.range_writes,
+                                    "max_range": MAX_RANGE})
+            self.run(impl, "rangeoverwrite,flush,waitforcompaction", flags,
+                     f"r{rnd}-prepare-ranges", peer="extent")
+        if self.copyable(impl):
+            master = os.path.join(self.dbdir, f"master-{kind}-" +
+                                  os.path.basename(db))
+            if os.path.isdir(master):
+                shutil.rmtree(master)
+            elif os.path.exists(master):
+                os.unlink(master)
+            if os.path.isdir(db):
+                shutil.copytree(db, master)
+            else:
+                subprocess.run(["cp", "--sparse=always", db, master], check=True)
+            self.masters[(impl, kind)] = master
+            fsync_tree(db)
+
+    def new_round(self):
+        self.masters = {}
+        self.content = {OURS: None, PEER: None}
 
     def cell(self, impl, wl, threads, rnd):
-        name, bench, extra, prepared, _ = wl
-        extra = dict(extra)
-        if name == "fillsync":
-            extra["writes"] = self.args.fillsync_writes
-        if name == "readrandom" and self.args.reads:
-            extra["reads"] = self.args.reads
-        if name == "fillrandom-nowal-v0":
-            extra["num"] = self.args.num // threads
-            extra["write_buffer_size"] = max(
-                MEMTABLE_BYTES, NOWAL_MEMTABLE_BYTES_PER_KEY * self.args.num)
-        flags = self.common(threads, extra)
-        benchmarks = bench
-        if prepared:
-            flags["use_existing_db"] = 1
-        if name == "fillrandom-nowal-v0":
+        if wl.attach:
+            return self.attach_cell(impl, wl, rnd)
+        flags = self.cell_flags(wl, threads)
+        tag = f"r{rnd}-{wl.name}-t{threads}"
+        if wl.prepared and (wl.private or self.content[impl] != wl.prepared):
+            self.restore(impl, wl.prepared, rnd)
+        benchmarks = wl.bench
+        if wl.name == "fillrandom-nowal-v0":
             benchmarks += ",memstats"
-        if name == "fillsync" and impl == OURS:
-            benchmarks += ",stats"    # writers per flush (group commit)
-        if name in CACHE_WORKLOADS and impl == OURS:
-            benchmarks += ",stats"    # the block cache's hits and misses
+        if wl.settle:
+            benchmarks += ",waitforcompaction"
+        if wl.writes and impl == PEER:
+            # The bytes each part of the database was written, and the
+            # stall time (RocksDB's statistics; the store always counts).
+            flags["statistics"] = 1
+        if wl.writes or (impl == OURS and (wl.name == "fillsync" or
+                                           wl.name in CACHE_WORKLOADS)):
+            benchmarks += ",stats"    # group commit, cache, merges, stalls
         disk = self.disk_of(impl)
         before = disk_stat(disk)
-        out = self.run(impl, benchmarks, flags, f"r{rnd}-{name}-t{threads}")
+        out, os_bytes = self.run(impl, benchmarks, flags, tag, peer=wl.peer)
         after = disk_stat(disk)
-        rec = parse_report(out, bench)
+        if wl.private or not wl.prepared:
+            self.content[impl] = None
+        rec = parse_report(out, wl.bench)
         if rec is None:
-            raise CellFailed(f"{impl}: no report line for {bench} "
-                             f"(lsm-raw/r{rnd}-{name}-t{threads}--{impl}.txt)")
-        if prepared and rec.get("found") is not None and \
-                name == "readrandom" and rec["found"] != rec["reads"]:
-            raise CellFailed(f"{impl}: readrandom found {rec['found']} of "
+            raise CellFailed(f"{impl}: no report line for {wl.bench} "
+                             f"({self.args.name}-raw/{tag}--{impl}.txt)")
+        if wl.prepared == "seq" and rec.get("found") is not None and \
+                rec["found"] != rec["reads"]:
+            raise CellFailed(f"{impl}: {wl.name} found {rec['found']} of "
                              f"{rec['reads']} keys of a database filled with every key")
         rec["stats"] = parse_stats(out)
+        rec["os_write_bytes"] = os_bytes
+        if wl.name == "rangelookup":
+            self.check_ranges(impl, rec, flags, threads)
+        if wl.writes:
+            rec["io"] = self.io(impl, wl, rec, flags, threads)
         if before and after:
             # Everything the cell's process did to its disk, from open
             # to close (the database's opening and its last writes too).
             rec["disk"] = {"device": disk, **{k: after[k] - before[k] for k in after}}
+        return rec
+
+    def check_ranges(self, impl, rec, flags, threads):
+        """rangelookup's found count against the ranges written: the
+        store must find exactly the covered units; RocksDB's emulation
+        loses the tails of the extents a range splits, and the count
+        shows how many lookups that cost."""
+        key = (flags["reads"], threads)
+        if key not in self.expected:
+            self.expected[key] = expected_found(
+                self.args.seed, self.args.num, self.args.range_writes,
+                MAX_RANGE, flags["reads"], threads)
+        rec["expected_found"] = want = self.expected[key]
+        if impl == OURS and rec.get("found") != want:
+            raise CellFailed(f"lsm: rangelookup found {rec.get('found')} of "
+                             f"{rec.get('reads')} units, where the ranges "
+                             f"written cover {want}")
+        if impl == PEER and rec.get("found", 0) > want:
+            raise CellFailed(f"rocksdb: rangelookup found {rec['found']} units, "
+                             f"more than the {want} the ranges cover")
+
+    def io(self, impl, wl, rec, flags, threads):
+        """Write amplification (bytes written to tables and manifest over
+        the bytes the callers handed over; the log apart), space
+        amplification (after overwrite: space in use over the live
+        data) and the share of the writers' time spent stalled."""
+        s, db = rec["stats"], self.db_path(impl)
+        user = s.get(f"{impl}.bench-user-bytes")
+        if user is None:    # db_bench: keys and values of every put
+            user = rec["operations"] * (KEY_BYTES + flags["value_size"])
+        if impl == OURS:
+            wal, table = s.get("lsm.wal-bytes"), s.get("lsm.run-bytes")
+            manifest = s.get("lsm.manifest-bytes")
+            compact = s.get("lsm.compact-write-bytes")
+            stall_ns = None if "lsm.stall-ns" not in s else \
+                s["lsm.stall-ns"] + s.get("lsm.slowdown-ns", 0)
+            # Every writer counts its own wait: the share of the
+            # writers' time.
+            stall_div = threads
+            space = s.get("lsm.space-used-bytes") or None
+            space_source = "space_used_bytes"
+            if not space and self.args.lsm_backend == "lib":
+                space, space_source = allocated_bytes(db), "file allocated"
+        else:
+            wal = s.get("rocksdb.wal.bytes")
+            flush = s.get("rocksdb.flush.write.bytes")
+            compact = s.get("rocksdb.compact.write.bytes")
+            table = None if flush is None else flush + (compact or 0)
+            mf = sorted(glob.glob(os.path.join(db, "MANIFEST-*")))
+            # A new MANIFEST at every opening: its size is this process's.
+            manifest = os.path.getsize(mf[-1]) if mf else None
+            # The write group's leader counts a stall once for every
+            # writer waiting behind it: the share of the wall time.
+            stall_ns = None if "rocksdb.stall.micros" not in s else \
+                s["rocksdb.stall.micros"] * 1000
+            stall_div = 1
+            space = allocated_bytes(db, skip=("LOG",))
+            space_source = "database directory allocated, LOG files aside"
+        live = None
+        if wl.name == "overwrite":
+            live = self.args.num * (KEY_BYTES + flags["value_size"])
+        secs = rec["seconds"]
+
+        def ratio(a, b):
+            return a / b if a is not None and b else None
+        return {"user_bytes": user, "wal_bytes": wal, "table_bytes": table,
+                "compact_write_bytes": compact, "manifest_bytes": manifest,
+                "write_amp": ratio(None if table is None else
+                                   table + (manifest or 0), user),
+                "wal_amp": ratio(wal, user),
+                "os_write_amp": ratio(rec["os_write_bytes"], user),
+                "space_bytes": space, "space_source": space_source,
+                "live_bytes": live, "space_amp": ratio(space, live),
+                "stall_ns": stall_ns,
+                "stall_share": None if stall_ns is None or secs <= 0 else
+                stall_ns / (secs * 1e9 * stall_div)}
+
+    def attach_cell(self, impl, wl, rnd):
+        """Fill the log with ATTACH_MEMTABLES memtables of random puts in
+        a store whose memtable holds all of them, close it or kill the
+        process, then time the next opening."""
+        a = self.args
+        tag = f"r{rnd}-{wl.name}"
+        fill = self.common(1, {
+            "writes": a.attach_writes,
+            "write_buffer_size": ATTACH_FILL_MEMTABLES * a.memtable_bytes})
+        if impl == PEER:
+            fill["statistics"] = 1
+        crash = wl.attach == "crash"
+        out, _ = self.run(impl, "fillrandom,stats" + (",crash" if crash else ""),
+                          fill, tag + "-fill", peer="extent", killed=crash)
+        self.content[impl] = None
+        st = parse_stats(out)
+        flushed = st.get("lsm.flushes") if impl == OURS else \
+            st.get("rocksdb.flush.write.bytes")
+        if flushed:
+            raise CellFailed(f"{impl}: the fill of {wl.name} wrote a memtable "
+                             "out: the log does not hold all of it")
+        wal = st.get("lsm.wal-bytes" if impl == OURS else "rocksdb.wal.bytes")
+        out, _ = self.run(impl, "attach", self.common(1, {"use_existing_db": 1}),
+                          tag, peer="extent")
+        rec = parse_report(out, "attach")
+        if rec is None:
+            raise CellFailed(f"{impl}: no report line for attach "
+                             f"({a.name}-raw/{tag}--{impl}.txt)")
+        rec["attach_seconds"] = rec["micros_per_op"] / 1e6
+        rec["stats"] = st     # the fill's counters
+        # The report line's ops/sec is an integer: 0 for a second or more.
+        rec["ops_per_sec"] = 1 / rec["attach_seconds"]
+        rec["wal_bytes"] = wal
+        rec["fill_puts"] = a.attach_writes
         return rec
 
     def disk_of(self, impl):
@@ -301,10 +744,12 @@ class Runner:
                              stdout=subprocess.PIPE, text=True).stdout.strip()
         return os.path.basename(src) if src.startswith("/dev/") else None
 
-    def prepare(self, impl, rnd):
-        """A database with keys 0..num-1 written in order and flushed."""
-        flags = self.common(1, {})
-        self.run(impl, "fillseq,flush", flags, f"r{rnd}-prepare")
+
+def loadavg():
+    try:
+        return open("/proc/loadavg").read().split()[:3]
+    except OSError:
+        return None
 
 
 def machine(args):
@@ -329,6 +774,7 @@ def machine(args):
             "date": datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"),
             "rounds": args.rounds, "num": args.num,
             "fillsync_writes": args.fillsync_writes, "reads": args.reads,
+            "loadavg_start": loadavg(),
             "vm": vm_machine(args, fs) if args.vm else None}
 
 
@@ -400,37 +846,98 @@ def per_round(a, b):
     return [x / y for x, y in zip(ra, rb) if x is not None and y]
 
 
+def goal(text, op, limit, value, shown, unit="x"):
+    """A goal's row: met when VALUE OP LIMIT; the margin is how far from
+    the limit, as a share of it (positive: met with room to spare)."""
+    if value is None:
+        return {"goal": text, "op": op, "target": limit, "unit": unit,
+                "measured": None, "shown": "not measured", "met": None,
+                "margin": None}
+    met = value >= limit if op == ">=" else value <= limit
+    if limit:
+        margin = (value / limit - 1) if op == ">=" else (1 - value / limit)
+    else:
+        margin = 0.0 if value == 0 else -math.inf
+    return {"goal": text, "op": op, "target": limit, "unit": unit,
+            "measured": value, "shown": shown, "met": met, "margin": margin}
+
+
+def io_of(results, wl, impl, t):
+    return (find(results, wl, impl, t) or {}).get("io") or {}
+
+
 def evaluate(results, threads, vm=False):
     ratios, goals = [], []
-    for name, *_ in WORKLOADS + EXTRA_WORKLOADS:
+    for w in EVERY:
         for t in threads:
-            ours, theirs = find(results, name, OURS, t), find(results, name, PEER, t)
+            ours, theirs = find(results, w.name, OURS, t), find(results, w.name, PEER, t)
             if not (ours and theirs):
                 continue
             # The ratio within each round (both ran back to back there),
             # then the median of those: the load of the machine changes
             # between rounds more than within one.
             pairs = per_round(ours, theirs)
-            ratios.append({"workload": name, "threads": t,
+            ratios.append({"workload": w.name, "threads": t,
                            "ratio": statistics.median(pairs) if pairs else
                            ours["ops_per_sec"] / theirs["ops_per_sec"],
                            "per_round": pairs})
             ours["ratio"] = ratios[-1]["ratio"]
+
+    def ratio_of(name, t):
+        return next((x["ratio"] for x in ratios
+                     if (x["workload"], x["threads"]) == (name, t)), None)
+
+    def plural(t):
+        return f"{t} thread{'s' if t > 1 else ''}"
+
     for name, target in VM_GOALS if vm else GOALS:
         for t in threads:
-            r = next((x["ratio"] for x in ratios
-                      if (x["workload"], x["threads"]) == (name, t)), None)
-            goals.append({"goal": f"{name}, {t} thread{'s' if t > 1 else ''}, "
-                          "vs RocksDB", "target": target, "measured": r,
-                          "met": None if r is None else r >= target})
+            r = ratio_of(name, t)
+            goals.append(goal(f"{name}, {plural(t)}, vs RocksDB", ">=", target,
+                              r, f"{r:.2f}x" if r else None))
     if vm:
         return ratios, goals
     one, two = find(results, "fillsync", OURS, 1), find(results, "fillsync", OURS, 2)
     pairs = per_round(two, one) if one and two else []
     r = statistics.median(pairs) if pairs else None
-    goals.append({"goal": "fillsync, 2 threads against 1 (group commit)",
-                  "target": GROUP_COMMIT_GOAL, "measured": r,
-                  "met": None if r is None else r >= GROUP_COMMIT_GOAL})
+    goals.append(goal("fillsync, 2 threads against 1 (group commit)", ">=",
+                      GROUP_COMMIT_GOAL, r, f"{r:.2f}x" if r else None))
+    for name, target in GOALS_2:
+        for t in threads:
+            r = ratio_of(name, t)
+            goals.append(goal(f"{name}, {plural(t)}, vs RocksDB", ">=", target,
+                              r, f"{r:.2f}x" if r else None))
+    for t in threads:
+        ours, theirs = io_of(results, "overwrite", OURS, t), \
+            io_of(results, "overwrite", PEER, t)
+        a, b = ours.get("write_amp"), theirs.get("write_amp")
+        # Before either has written a memtable out (a quick run), only
+        # the manifests count: nothing to compare.
+        ok = a is not None and b and ours.get("table_bytes") and \
+            theirs.get("table_bytes")
+        goals.append(goal(f"overwrite, {plural(t)}, write amplification "
+                          "against RocksDB's", "<=", 1.0, a / b if ok else None,
+                          f"{a:.2f} vs {b:.2f}" if ok else None))
+    for t in threads:
+        o = find(results, "overwrite", OURS, t) or {}
+        p50, p999 = o.get("p50_us"), o.get("p999_us")
+        v = p999 / p50 if p50 and p999 is not None else None
+        goals.append(goal(f"overwrite, {plural(t)}, p99.9 put latency over p50",
+                          "<=", TAIL_GOAL, v,
+                          f"{v:.1f}x ({p999:.1f} / {p50:.2f} us)" if v else None))
+    for t in threads:
+        a = io_of(results, "overwrite", OURS, t).get("stall_share")
+        b = io_of(results, "overwrite", PEER, t).get("stall_share")
+        ok = a is not None and b is not None
+        g = goal(f"overwrite, {plural(t)}, stall share against RocksDB's",
+                 "<=", b if ok else None, a if ok else None,
+                 f"{a:.1%} vs {b:.1%}" if ok else None, unit="share")
+        goals.append(g)
+    c = find(results, "attach-crash", OURS, 1)
+    v = c.get("attach_seconds") if c else None
+    goals.append(goal(f"attach after a crash with {ATTACH_MEMTABLES} memtables "
+                      "of log", "<=", ATTACH_GOAL_S, v,
+                      f"{v:.2f} s" if v is not None else None, unit="s"))
     return ratios, goals
 
 
@@ -440,6 +947,33 @@ def fmt_rate(v):
 
 def fmt_us(v):
     return "n/a" if v is None else f"{v:.2f}" if v < 100 else f"{v:.0f}"
+
+
+def fmt_target(g):
+    if g["unit"] == "share":
+        return f"{g['op']} RocksDB's"
+    if g["unit"] == "s":
+        return f"{g['op']} {g['target']:g} s"
+    return f"{g['op']} {g['target']:g}x"
+
+
+def fmt_margin(g):
+    """How far from the target: a share of it, or for a "<=" goal missed
+    by more than the target, how many times the target it reached."""
+    m = g.get("margin")
+    if m is None:
+        return "n/a"
+    if g["unit"] == "share":
+        # Stall shares are compared in points, not as a share of a share.
+        return f"{(g['target'] - g['measured']) * 100:+.1f} pts"
+    if math.isinf(m) or m < -1:
+        return ("inf" if math.isinf(m) else f"{g['measured'] / g['target']:.1f}x") + \
+            " the target"
+    return f"{m * 100:+.0f}%"
+
+
+def fmt_x(v, digits=2):
+    return "n/a" if v is None else f"{v:.{digits}f}"
 
 
 def tables(doc):
@@ -452,10 +986,12 @@ def tables(doc):
     if len(impls) == 2:
         head.append("ratio")
     rows = []
-    for name, *_ in workloads(doc):
+    for w in workloads(doc):
+        if w.attach:
+            continue
         for t in threads:
-            row = [name, str(t)]
-            cells = [find(res, name, i, t) for i in impls]
+            row = [w.name, str(t)]
+            cells = [find(res, w.name, i, t) for i in impls]
             if not any(cells):
                 continue
             for c in cells:
@@ -464,22 +1000,87 @@ def tables(doc):
                                  ("p50_us", "p99_us", "p999_us")) if c else "n/a"]
             if len(impls) == 2:
                 r = next((x["ratio"] for x in doc["ratios"]
-                          if (x["workload"], x["threads"]) == (name, t)), None)
+                          if (x["workload"], x["threads"]) == (w.name, t)), None)
                 row.append(f"{r:.2f}x" if r else "n/a")
             rows.append(row)
-    goal_rows = [[g["goal"], f">= {g['target']:g}x",
-                  f"{g['measured']:.2f}x" if g["measured"] else "not measured",
-                  "n/a" if g["met"] is None else "met" if g["met"] else "**not met**"]
-                 for g in doc["goals"]]
+    goal_rows = []
+    for g in doc["goals"]:
+        if "shown" not in g:    # lsm.json of an older run.py
+            g = goal(g["goal"], ">=", g["target"], g["measured"],
+                     f"{g['measured']:.2f}x" if g["measured"] else None)
+        goal_rows.append([g["goal"], fmt_target(g) if g["target"] is not None
+                          else g["op"] + " RocksDB's", g["shown"],
+                          "n/a" if g["met"] is None else
+                          "met" if g["met"] else "**not met**", fmt_margin(g)])
     mem_rows = [[m["impl"], str(m["threads"]),
                  str(m["bytes"]) if m["bytes"] else "n/a",
                  str(m["records"]) if m["records"] else "n/a",
                  f"{m['bytes_per_record']:.1f}" if m["bytes_per_record"] else "n/a",
                  f"{m['bytes_per_live_key']:.1f}" if m["bytes_per_live_key"] else "n/a"]
                 for m in doc["memtable"]]
-    return (head, rows), (["goal", "target", "measured", "met"], goal_rows), \
+    return (head, rows), (["goal", "target", "measured", "met", "margin"],
+                          goal_rows), \
         (["impl", "threads", "memtable bytes", "puts", "bytes per put",
           "bytes per live key"], mem_rows)
+
+
+def io_rows(doc):
+    """Write amplification (tables and manifest; the log apart), space
+    amplification and stall share of each write cell's median round."""
+    res, threads = doc["results"], doc["config"]["threads"]
+    rows = []
+    for w in workloads(doc):
+        if not w.writes:
+            continue
+        for t in threads:
+            ios = [io_of(res, w.name, i, t) for i in (OURS, PEER)]
+            if not any(ios):
+                continue
+            row = [w.name, str(t)]
+            for key, fmt in (("write_amp", fmt_x), ("wal_amp", fmt_x),
+                             ("space_amp", fmt_x),
+                             ("stall_share", lambda v: "n/a" if v is None
+                              else f"{v:.1%}")):
+                row += [fmt(x.get(key)) for x in ios]
+            rows.append(row)
+    head = ["workload", "threads", "lsm write amp", "rocksdb write amp",
+            "lsm log/user", "rocksdb log/user", "lsm space amp",
+            "rocksdb space amp", "lsm stall", "rocksdb stall"]
+    return head, rows
+
+
+def attach_rows(doc):
+    res = doc["results"]
+    rows = []
+    for impl in (OURS, PEER):
+        row = [impl]
+        for name in ("attach-clean", "attach-crash"):
+            c = find(res, name, impl, 1)
+            row.append(f"{c['attach_seconds']:.3f}" if c else "n/a")
+        c = find(res, "attach-crash", impl, 1) or find(res, "attach-clean", impl, 1)
+        row.append(f"{c['wal_bytes'] / 1e6:.0f}" if c and c.get("wal_bytes")
+                   else "n/a")
+        rows.append(row)
+    head = ["impl", "after a clean close (s)", "after a crash (s)",
+            "log written by the fill (MB)"]
+    return head, rows if any(r[1] != "n/a" or r[2] != "n/a" for r in rows) else []
+
+
+def range_rows(doc):
+    res, threads = doc["results"], doc["config"]["threads"]
+    rows = []
+    for t in threads:
+        o, p = find(res, "rangelookup", OURS, t), find(res, "rangelookup", PEER, t)
+        c = o or p
+        if not c or c.get("expected_found") is None:
+            continue
+        want = c["expected_found"]
+        rows.append([str(t), str(c.get("reads")), str(want),
+                     str(o["found"]) if o else "n/a",
+                     f"{p['found']} ({(want - p['found']) / want:.1%} lost)"
+                     if p and want else "n/a"])
+    head = ["threads", "lookups", "units covered", "lsm found", "rocksdb found"]
+    return head, rows
 
 
 def disk_rows(doc):
@@ -487,11 +1088,13 @@ def disk_rows(doc):
     round: where a read goes to the disk rather than a cache."""
     res, threads = doc["results"], doc["config"]["threads"]
     rows = []
-    for name, *_ in workloads(doc):
+    for w in workloads(doc):
+        if w.attach:
+            continue
         for t in threads:
-            row = [name, str(t)]
+            row = [w.name, str(t)]
             for impl in (OURS, PEER):
-                c = find(res, name, impl, t)
+                c = find(res, w.name, impl, t)
                 d = (c or {}).get("disk")
                 ops = (c or {}).get("operations")
                 row += [f"{d['reads'] / ops:.2f}" if d and ops else "n/a",
@@ -536,6 +1139,16 @@ def describe(doc):
     m, c = doc["machine"], doc["config"]
     alone = c.get("rocksdb_only", False)
     vm = m.get("vm")
+    load = ""
+    if m.get("loadavg_start") and m.get("loadavg_end"):
+        load = (f" The {'guest' if vm else 'host'}'s load average (1/5/15 min) was "
+                f"{'/'.join(m['loadavg_start'])} at the start and "
+                f"{'/'.join(m['loadavg_end'])} at the end.")
+    sizes = ""
+    if c.get("overwrite_writes"):
+        sizes = (f" overwrite writes {c['overwrite_writes']} puts in all, "
+                 f"rangeoverwrite {c['range_writes']} ranges per thread, the "
+                 f"attach fills {c['attach_writes']} puts.")
     if vm:
         return (f"Measured by ``make bench-lsm-vm`` in a QEMU VM ({vm['accel']}), "
                 f"{m['nproc']} vCPUs ({m['cpu']}), {vm['memory_mib']} MiB, kernel "
@@ -547,7 +1160,7 @@ def describe(doc):
                 f"{', readrandom %d reads per thread' % c['reads'] if c.get('reads') else ''}, "
                 f"100-byte values, memtables of {c['memtable_bytes'] >> 20} MiB; "
                 f"ops/s are the median of {m['rounds']} interleaved rounds, a "
-                "ratio the median of its rounds' ratios.")
+                "ratio the median of its rounds' ratios." + sizes + load)
     return (("RocksDB alone (``run.py --rocksdb-only``: the store's library "
              "was not built yet), measured" if alone else
              "Measured by ``make bench-lsm``") +
@@ -557,7 +1170,24 @@ def describe(doc):
             f"{c['num']} keys of 8 bytes, 100-byte values, "
             f"fillsync {c['fillsync_writes']} writes per thread; ops/s are the "
             f"median of {m['rounds']} interleaved rounds, a ratio the median of "
-            "its rounds' ratios.")
+            "its rounds' ratios." + sizes + load)
+
+
+IO_TEXT = ("Write amplification is the bytes written to runs (SST files: "
+           "flushes and compactions) and to the manifest over the bytes the "
+           "callers handed over (keys and values; a range's 16 bytes of key "
+           "and length); the log is apart (log/user).  Space amplification "
+           "(after overwrite) is the space in use once both are idle over "
+           "the live data.  Stall is the share of the writers' time spent "
+           "stopped or slowed by the store.  Each cell's median round:")
+ATTACH_TEXT = ("Time to open (attach) a store whose log holds "
+               f"{ATTACH_MEMTABLES} memtables of random puts, after a clean "
+               "close and after a kill -9 of the process that wrote them "
+               "(median of the rounds):")
+RANGE_TEXT = ("rangelookup's lookups, and how many a correct store finds "
+              "(the units the ranges written cover, computed from the same "
+              "generators); RocksDB's DeleteRange + Put loses the tail of an "
+              "extent a range splits:")
 
 
 def write_reports(doc, out, rst_doc, name="lsm"):
@@ -574,17 +1204,27 @@ def write_reports(doc, out, rst_doc, name="lsm"):
                   f"{doc['config'].get('cache_bytes', 8 << 20) >> 20} MiB, as "
                   "RocksDB's --cache_size): blocks found in it and blocks "
                   "read from the device (each checked) per operation:")
+    ih, irows = io_rows(doc)
+    ah, arows = attach_rows(doc)
+    rh, rrows = range_rows(doc)
     disk_text = ("Disk requests per operation (each cell's median round, "
                  "from /sys/block/DEV/stat around the driver's process, its "
                  "opening of the database included; bytes/op are bytes "
                  "written; what ext4 holds in the page cache when the "
                  "process ends is written later and not counted):")
-    md = ["# lsm_bench against RocksDB's db_bench" +
-          (" in a VM" if doc["machine"].get("vm") else ""), "",
+    vm = doc["machine"].get("vm")
+    goal_title = "Goals (issue 19 and its part 2)" if not vm else "Goals (issue 19)"
+    md = ["# lsm_bench against RocksDB's db_bench" + (" in a VM" if vm else ""), "",
           describe(doc).replace("``", "`"), ""] + \
         (["**Failed cells** (not in the figures):", ""] + failed + [""] if failed else []) + \
         md_table(h, rows) + \
-        ["", "## Goals (issue 19)", ""] + md_table(gh, grows) + \
+        ["", f"## {goal_title}", ""] + md_table(gh, grows) + \
+        (["", "## Write and space amplification, stalls", "", IO_TEXT, ""] +
+         md_table(ih, irows) if irows else []) + \
+        (["", "## Attach", "", ATTACH_TEXT, ""] + md_table(ah, arows)
+         if arows else []) + \
+        (["", "## Range lookups", "", RANGE_TEXT, ""] + md_table(rh, rrows)
+         if rrows else []) + \
         (["", "## Memtable bytes per record (seed 001's workload)", ""] +
          md_table(mh, mrows) if mrows else []) + \
         (["", "## Block cache", "", cache_text, ""] + md_table(ch, crows)
@@ -600,10 +1240,17 @@ def write_reports(doc, out, rst_doc, name="lsm"):
     open(os.path.join(out, f"{name}.md"), "w").write("\n".join(md))
     rst = [f".. {marker}:BEGIN (generated by tools/bench/lsm/run.py; do not edit)", ""]
     rst += textwrap.wrap(describe(doc), 75) + [""]
-    rst += rst_table(h, rows) + ["", "Goals of issue 19:", ""]
+    if failed:
+        rst += ["Failed cells (not in the figures):", ""] + \
+            [textwrap.shorten(f, 300) for f in failed] + [""]
+    rst += rst_table(h, rows) + ["", goal_title.replace("Goals", "Goals of") + ":", ""]
     rst += rst_table(gh, [[x.replace("**", "") if x == "**not met**" else x
                            for x in r] for r in grows])
-    if not doc["machine"].get("vm"):
+    for text, (th, trows) in ((IO_TEXT, (ih, irows)), (ATTACH_TEXT, (ah, arows)),
+                              (RANGE_TEXT, (rh, rrows))):
+        if trows:
+            rst += [""] + textwrap.wrap(text, 75) + [""] + rst_table(th, trows)
+    if not vm:
         rst += [""] + textwrap.wrap(
             "Memtable bytes per record after seed 001's workload (RocksDB keeps "
             "every put; the store keeps one record per key):", 75) + [""]
@@ -641,10 +1288,10 @@ def plot(doc, path):
               file=sys.stderr)
         return False
     res, threads = doc["results"], doc["config"]["threads"]
-    cells = [(name, t) for name, *_ in workloads(doc) for t in threads
-             if find(res, name, PEER, t) or find(res, name, OURS, t)]
+    cells = [(w.name, t) for w in workloads(doc) if not w.attach for t in threads
+             if find(res, w.name, PEER, t) or find(res, w.name, OURS, t)]
     impls = [i for i in (OURS, PEER) if any(r["impl"] == i for r in res)]
-    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(11, 7.5),
+    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(max(11, 0.6 * len(cells)), 7.5),
                                   gridspec_kw={"height_ratios": [3, 2]})
     width = 0.8 / len(impls)
     for k, impl in enumerate(impls):
@@ -654,14 +1301,14 @@ def plot(doc, path):
     ax.set_ylabel("ops/s (log)")
     ax.set_xticks([x + width * (len(impls) - 1) / 2 for x in range(len(cells))])
     labels = [f"{SHORT.get(n, n)}\n{t}t" for n, t in cells]
-    ax.set_xticklabels(labels, fontsize=8)
+    ax.set_xticklabels(labels, fontsize=7)
     ax.legend()
     ax.set_title(f"lsm_bench vs RocksDB db_bench"
                  f"{' in a VM (sl_lsm.ko, ext4)' if doc['machine'].get('vm') else ''}, "
                  f"{doc['config']['num']} keys, "
                  f"median of {doc['machine']['rounds']} rounds")
     ratio = {(x["workload"], x["threads"]): x["ratio"] for x in doc["ratios"]}
-    target = dict(goals_of(doc))
+    target = dict(ratio_goals(doc))
     xs = range(len(cells))
     ax2.bar(xs, [ratio.get(c, 0) for c in cells], 0.6, color="tab:green")
     goal_x = [x for x, (n, _) in zip(xs, cells) if n in target]
@@ -670,7 +1317,7 @@ def plot(doc, path):
     ax2.axhline(1.0, color="grey", lw=0.8)
     ax2.set_ylabel("lsm / RocksDB")
     ax2.set_xticks(list(xs))
-    ax2.set_xticklabels(labels, fontsize=8)
+    ax2.set_xticklabels(labels, fontsize=7)
     ax2.legend()
     if not ratio:
         ax2.text(0.5, 0.5, "lsm not measured: no ratios", ha="center",
@@ -683,7 +1330,8 @@ def plot(doc, path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true",
-                    help="100K keys, one round, 200 synchronous writes: a smoke run")
+                    help="100K keys, one round, 200 synchronous writes, short "
+                    "overwrite and attach fills: a smoke run")
     ap.add_argument("--big", action="store_true", help="10M keys")
     ap.add_argument("--num", type=int, help="keys (default 1M)")
     ap.add_argument("--rounds", type=int, help="rounds (default 3)")
@@ -691,7 +1339,16 @@ def main():
     ap.add_argument("--fillsync-writes", type=int,
                     help="synchronous writes per thread (default 10000)")
     ap.add_argument("--reads", type=int,
-                    help="readrandom's reads per thread (default --num)")
+                    help="readrandom's and readwhilewriting's reads per thread; "
+                    "seekrandom and rangelookup do a tenth (default --num)")
+    ap.add_argument("--overwrite-writes", type=int,
+                    help="overwrite's puts in all, shared by the threads "
+                    f"(default {OVERWRITE_MEMTABLES} memtables of keys and values)")
+    ap.add_argument("--range-writes", type=int,
+                    help="rangeoverwrite's ranges per thread (default --num)")
+    ap.add_argument("--attach-writes", type=int,
+                    help=f"puts the attach workloads' log holds (default "
+                    f"{ATTACH_MEMTABLES} memtables of keys and values)")
     ap.add_argument("--seed", type=int, default=301)
     ap.add_argument("--cache-bytes", type=int, default=8 << 20,
                     help="the block cache of both, RocksDB's and the store's (default %(default)s)")
@@ -700,6 +1357,9 @@ def main():
                     "(default OUT/lsm-db: the same file system for both)")
     ap.add_argument("--lsm-bench", default=os.path.join(
         TOP, "build", "bench-obj", "lsm", "lsm_bench"))
+    ap.add_argument("--extent-bench", default=os.path.join(
+        TOP, "build", "bench-obj", "lsm", "rocksdb_extent_bench"),
+        help="RocksDB's driver of the extent and attach workloads")
     ap.add_argument("--db-bench", default=shutil.which("db_bench") or "/usr/bin/db_bench")
     ap.add_argument("--lsm-backend", choices=["lib", "dev"], default="lib",
                     help="lib: the store's library on a file (default); dev: "
@@ -742,26 +1402,42 @@ def main():
     args.num = args.num or (100000 if args.quick else 10000000 if args.big else 1000000)
     args.rounds = args.rounds or (1 if args.quick else 3)
     args.fillsync_writes = args.fillsync_writes or (200 if args.quick else 10000)
+    put_bytes = KEY_BYTES + VALUE_BYTES
+    args.overwrite_writes = args.overwrite_writes or (
+        2 * args.num if args.quick else
+        -(-OVERWRITE_MEMTABLES * args.memtable_bytes // put_bytes))
+    args.range_writes = args.range_writes or args.num
+    args.attach_writes = args.attach_writes or (
+        args.num if args.quick else
+        -(-ATTACH_MEMTABLES * args.memtable_bytes // put_bytes))
     args.db_dir = args.db_dir or os.path.join(args.out, "lsm-db")
     threads = [int(t) for t in args.threads.split(",")]
-    every = WORKLOADS + EXTRA_WORKLOADS
     names = (args.workloads or (VM_WORKLOADS if args.vm else
-                                ",".join(w[0] for w in WORKLOADS))).split(",")
-    unknown = [n for n in names if n not in [w[0] for w in every]]
+                                ",".join(w.name for w in WORKLOADS))).split(",")
+    unknown = [n for n in names if n not in BY_NAME]
     if unknown:
         die(f"unknown workloads {', '.join(unknown)}: "
-            f"{', '.join(w[0] for w in every)}")
-    chosen = [w for w in every if w[0] in names]
+            f"{', '.join(w.name for w in EVERY)}")
+    chosen = [w for w in EVERY if w.name in names]
     if args.lsm_backend == "dev" and not args.lsm_db:
         die("--lsm-backend dev needs --lsm-db, the block device to attach")
+    if args.lsm_backend == "dev" and "attach-crash" in names:
+        die("attach-crash needs --lsm-backend lib: killing lsm_bench_dev does not "
+            "crash the kernel's store")
     if not os.access(args.db_bench, os.X_OK):
         die(f"{args.db_bench}: RocksDB's db_bench is missing; install Debian's "
             "rocksdb-tools ('make setup' does)")
+    if any(w.peer == "extent" for w in chosen) and \
+            not os.access(args.extent_bench, os.X_OK):
+        die(f"{args.extent_bench} is missing: build it with 'make -C "
+            "tools/bench/lsm rocksdb' (needs librocksdb-dev: 'make setup')")
     impls = [PEER] if args.rocksdb_only else [PEER, OURS]
     if OURS in impls and not os.access(args.lsm_bench, os.X_OK):
         die(f"{args.lsm_bench} is missing: build it with 'make -C tools/bench/lsm'")
     os.makedirs(args.out, exist_ok=True)
     runner = Runner(args)
+    mach = machine(args)
+    runner.make_options_file()
     samples, failures = {}, []
 
     def attempt(what, fn, *a):
@@ -774,24 +1450,28 @@ def main():
 
     for rnd in range(1, args.rounds + 1):
         order = impls if rnd % 2 else impls[::-1]
+        runner.new_round()
         for wl in chosen:
-            if wl[3]:
-                if not any(w[3] for w in chosen[:chosen.index(wl)]):
-                    for impl in order:
-                        attempt(f"prepare {impl}", runner.prepare, impl, rnd)
-            for t in threads:
+            for t in [1] if wl.attach else threads:
                 for impl in order:
-                    rec = attempt(f"{wl[0]} {t}t {impl}", runner.cell, impl, wl, t, rnd)
+                    rec = attempt(f"{wl.name} {t}t {impl}", runner.cell, impl, wl, t, rnd)
                     if rec is None:
                         continue
                     rec["round"] = rnd
-                    samples.setdefault((wl[0], impl, t), []).append(rec)
+                    samples.setdefault((wl.name, impl, t), []).append(rec)
                     st = rec["stats"]
-                    per_flush = (f"  {st['lsm.group-writers'] / st['lsm.group-commits']:.2f} "
-                                 "writers per flush"
-                                 if st.get("lsm.group-commits") else "")
-                    print(f"round {rnd}: {wl[0]:20} {t}t {impl:8} "
-                          f"{rec['ops_per_sec']:12,.0f} ops/s{per_flush}", file=sys.stderr)
+                    extra = (f"  {st['lsm.group-writers'] / st['lsm.group-commits']:.2f} "
+                             "writers per flush"
+                             if wl.name == "fillsync" and st.get("lsm.group-commits")
+                             else "")
+                    io = rec.get("io") or {}
+                    if io.get("write_amp") is not None:
+                        extra += f"  write amp {io['write_amp']:.2f}"
+                    rate = f"{rec['ops_per_sec']:12,.0f} ops/s" if not wl.attach \
+                        else f"{rec['attach_seconds']:10.3f} s to attach"
+                    print(f"round {rnd}: {wl.name:20} {t}t {impl:8} {rate}{extra}",
+                          file=sys.stderr)
+    mach["loadavg_end"] = loadavg()
     results = []
     for (wname, impl, t), recs in samples.items():
         by_round = {x["round"]: x["ops_per_sec"] for x in recs}
@@ -801,24 +1481,28 @@ def main():
                  num=args.num // t if wname == "fillrandom-nowal-v0" else args.num,
                  kernel=platform.release())
         results.append(r)
-    opts = sorted((f for f in os.listdir(os.path.join(runner.dbdir, PEER))
-                   if f.startswith("OPTIONS-")),
-                  key=lambda f: int(f.split("-")[1]))
-    options_text = open(os.path.join(runner.dbdir, PEER, opts[-1])).read() if opts else ""
+    options_text = open(runner.options_file).read()
     ratios, goals = evaluate(results, threads, vm=args.vm)
     sample_flags = runner.common(1, {})
-    doc = {"machine": machine(args),
+    doc = {"machine": mach,
            "config": {"num": args.num, "threads": threads, "seed": args.seed,
                       "fillsync_writes": args.fillsync_writes,
                       "reads": args.reads,
+                      "overwrite_writes": args.overwrite_writes,
+                      "range_writes": args.range_writes,
+                      "attach_writes": args.attach_writes,
                       "memtable_bytes": args.memtable_bytes,
                       "cache_bytes": args.cache_bytes,
                       "write_buffers": WRITE_BUFFERS,
-                      "workload_names": [w[0] for w in chosen],
-                      "workloads": [{"name": w[0], "benchmark": w[1], "flags": w[2],
-                                     "prepared": w[3], "about": w[4]} for w in chosen],
+                      "workload_names": [w.name for w in chosen],
+                      "workloads": [{"name": w.name, "benchmark": w.bench,
+                                     "flags": w.extra, "prepared": w.prepared,
+                                     "private": w.private, "peer": w.peer,
+                                     "about": w.about} for w in chosen],
                       "rocksdb_command": runner.command(PEER, "fillrandom", sample_flags),
                       "lsm_command": runner.command(OURS, "fillrandom", sample_flags),
+                      "extent_command": runner.command(
+                          PEER, "rangeoverwrite", sample_flags, peer="extent"),
                       "rocksdb_options_file": options_text},
            "results": results, "ratios": ratios, "goals": goals,
            "failures": failures,
@@ -828,8 +1512,7 @@ def main():
         doc["config"]["lsm_command"] = ["(not run: --rocksdb-only)"]
     with open(os.path.join(args.out, f"{name}.json"), "w") as f:
         json.dump(doc, f, indent=1)
-    if options_text:
-        open(os.path.join(args.out, f"{name}-rocksdb-OPTIONS.ini"), "w").write(options_text)
+    open(os.path.join(args.out, f"{name}-rocksdb-OPTIONS.ini"), "w").write(options_text)
     doc_path = args.doc if args.doc and not args.quick and \
         not args.workloads else None
     print(write_reports(doc, args.out, doc_path, name))
