@@ -83,6 +83,20 @@ check fail "$( { kcsan '' | stamped; echo '[   90.00] BUG: KASAN: use-after-free
 	12288 0 "a complaint after a KCSAN race elsewhere"
 check fail "$(kcsan '[skiplist]' | stamped | head -n 5)" 12288 0 "unterminated KCSAN race in skiplist.ko"
 
+# warn_alloc's report of an allocation failure injected into
+# lsm_nomem_test's task passes; the same report from any other task fails.
+warn_alloc() {	# task
+	printf '%s\n' "[  873.25] $1: vmalloc error: size 16224, vm_struct allocation failed, mode:0xcc0(GFP_KERNEL), nodemask=(null)" \
+		"[  873.25] CPU: 0 PID: 961 Comm: $1 Tainted: G           O     N 6.1.192-skiplist-debug-a #1" \
+		'[  873.25] Call Trace:' '[  873.25]  <TASK>' \
+		'[  873.25]  warn_alloc+0x172/0x286' '[  873.25]  kvmalloc_node+0xd3/0xde' \
+		'[  873.25]  </TASK>'
+}
+check pass "$(warn_alloc lsm_nomem_test)" 12288 0 "injected allocation failure in lsm_nomem_test"
+check fail "$(warn_alloc kworker/0:1)" 12288 0 "allocation failure in a kworker"
+check fail "$(warn_alloc lsm_nomem_test | sed 's/kvmalloc_node.*/BUG: KASAN: use-after-free in lsm_wal_replay/')" \
+	12288 0 "a complaint inside an injected allocation failure's trace"
+
 if [ $fails -eq 0 ]; then
 	echo "test-scan: vm-run's judgement caught every planted complaint and passed the clean log"
 fi
