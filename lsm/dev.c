@@ -127,8 +127,6 @@ static int lsm_dev_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "pending_compact_bytes %llu\n", s.pending_compact_bytes);
 	seq_printf(m, "slowdowns %llu\n", s.slowdowns);
 	seq_printf(m, "slowdown_ns %llu\n", s.slowdown_ns);
-	seq_printf(m, "merge_yields %llu\n", s.merge_yields);
-	seq_printf(m, "merge_yield_ns %llu\n", s.merge_yield_ns);
 	seq_printf(m, "space_used_bytes %llu\n", s.space_used_bytes);
 	seq_printf(m, "cache_hits %llu\n", s.cache_hits);
 	seq_printf(m, "cache_misses %llu\n", s.cache_misses);
@@ -708,8 +706,6 @@ static long lsm_dev_stats(struct lsm_dev *dev, struct sl_lsm_ioc_stats *req)
 	req->pending_compact_bytes = s.pending_compact_bytes;
 	req->slowdowns = s.slowdowns;
 	req->slowdown_ns = s.slowdown_ns;
-	req->merge_yields = s.merge_yields;
-	req->merge_yield_ns = s.merge_yield_ns;
 	req->space_used_bytes = s.space_used_bytes;
 	req->cache_hits = s.cache_hits;
 	req->cache_misses = s.cache_misses;

@@ -1004,8 +1004,6 @@ void lsm_store_stats(struct lsm_store *st, struct lsm_stats *stats)
 	stats->stall_ns = st->stall_ns;
 	stats->slowdowns = st->slowdowns;
 	stats->slowdown_ns = st->slowdown_ns;
-	stats->merge_yields = st->merge_yields;
-	stats->merge_yield_ns = st->merge_yield_ns;
 	stats->wal_bytes = st->wal.bytes;
 	stats->run_bytes = st->run_bytes;
 	stats->user_bytes = st->user_bytes;

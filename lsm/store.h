@@ -171,8 +171,6 @@ int lsm_store_compact(struct lsm_store *st, bool full);
  *                   rewrite to bring every level within its target
  * @slowdowns:       writes delayed because merges fall behind
  * @slowdown_ns:     total time they were delayed
- * @merge_yields:    times a merge waited for a flush before writing
- * @merge_yield_ns:  total time merges waited so
  * @space_used_bytes: device space in use: superblocks, manifest, log
  *                   segments, runs, and runs dropped that readers hold
  * @cache_hits:      run blocks found in the block cache
@@ -203,8 +201,6 @@ struct lsm_stats {
 	u64 pending_compact_bytes;
 	u64 slowdowns;
 	u64 slowdown_ns;
-	u64 merge_yields;
-	u64 merge_yield_ns;
 	u64 space_used_bytes;
 	u64 cache_hits;
 	u64 cache_misses;

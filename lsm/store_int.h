@@ -137,7 +137,6 @@ struct lsm_store {
 	/* Counters: under the lock that guards what they count. */
 	u64 flushes, stalls, stall_ns, user_bytes;	/* write_mutex */
 	u64 slowdowns, slowdown_ns;			/* write_mutex */
-	u64 merge_yields, merge_yield_ns;		/* write_mutex */
 	u64 run_bytes;					/* write_mutex */
 	u64 compactions, compact_read_bytes;		/* write_mutex */
 	u64 compact_write_bytes, compact_ns;		/* write_mutex */

@@ -279,33 +279,6 @@ static bool lsm_merge_keep_punch(void *priv, u64 first, u64 last)
 	return lsm_compact_below(&mj->shape, mj->job.to, first, last);
 }
 
-/*
- * Flushes come before merges (Documentation/lsm-compaction.rst,
- * "Stalls"): writers stop when the memtables are all full, and a merge
- * writing beside a flush takes half of what the flush could use.  So
- * before each output run a merge waits while a memtable waits to be
- * written out, for LSM_MERGE_YIELD_MS at most: a flush held up (no room,
- * a failed store) must not hold the merge that may free its room.
- */
-#define LSM_MERGE_YIELD_MS	200
-
-static void lsm_merge_yield(struct lsm_store *st)
-{
-	u64 t0;
-
-	if (!READ_ONCE(st->nr_imm))
-		return;
-	t0 = ktime_get_ns();
-	wait_event_timeout(st->wait, !READ_ONCE(st->nr_imm) ||
-			   READ_ONCE(st->flush_error) ||
-			   READ_ONCE(st->error) || READ_ONCE(st->stopping),
-			   msecs_to_jiffies(LSM_MERGE_YIELD_MS));
-	mutex_lock(&st->write_mutex);
-	st->merge_yields++;
-	st->merge_yield_ns += ktime_get_ns() - t0;
-	mutex_unlock(&st->write_mutex);
-}
-
 /* Write the pieces gathered as the merge's next output run. */
 static int lsm_merge_emit(struct lsm_store *st, struct lsm_merge_job *mj,
 			  struct lsm_piece_buf *pb)
@@ -314,7 +287,6 @@ static int lsm_merge_emit(struct lsm_store *st, struct lsm_merge_job *mj,
 	struct lsm_layer *l;
 	int err;
 
-	lsm_merge_yield(st);
 	if (mj->nr_out == mj->cap_out) {
 		unsigned int cap = mj->cap_out ? 2 * mj->cap_out : 8;
 		struct lsm_layer **n = kcalloc(cap, sizeof(*n), GFP_KERNEL);

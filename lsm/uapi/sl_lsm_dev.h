@@ -347,8 +347,6 @@ struct sl_lsm_ioc_scan {
  * @cache_hits:     run blocks found in the block cache
  * @cache_misses:   run blocks read from the device
  * @cache_bytes:    bytes the block cache holds now
- * @merge_yields:   times a merge waited for a memtable's flush first
- * @merge_yield_ns: the time merges waited so, in all
  * @spare:          zero
  */
 struct sl_lsm_ioc_stats {
@@ -382,9 +380,7 @@ struct sl_lsm_ioc_stats {
 	__u64 cache_hits;
 	__u64 cache_misses;
 	__u64 cache_bytes;
-	__u64 merge_yields;
-	__u64 merge_yield_ns;
-	__u64 spare[5];
+	__u64 spare[7];
 };
 
 #define SL_LSM_IOC_ATTACH	_IOWR(SL_LSM_IOC_MAGIC, 1, struct sl_lsm_ioc_attach)

@@ -501,7 +501,6 @@ static int lsm_stats(int argc, char **argv)
 		LSM_STAT(compact_read_bytes), LSM_STAT(compact_write_bytes),
 		LSM_STAT(compact_ns), LSM_STAT(pending_compact_bytes),
 		LSM_STAT(slowdowns), LSM_STAT(slowdown_ns),
-		LSM_STAT(merge_yields), LSM_STAT(merge_yield_ns),
 		LSM_STAT(space_used_bytes), LSM_STAT(cache_hits),
 		LSM_STAT(cache_misses), LSM_STAT(cache_bytes),
 	};

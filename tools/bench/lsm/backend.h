@@ -74,8 +74,6 @@ struct lsmb_stats {
 	uint64_t pending_compact_bytes;
 	uint64_t slowdowns;
 	uint64_t slowdown_ns;
-	uint64_t merge_yields;
-	uint64_t merge_yield_ns;
 	uint64_t space_used_bytes;
 	uint64_t cache_hits;
 	uint64_t cache_misses;

@@ -233,7 +233,6 @@ static int lib_stats(struct lsmb_db *db, struct lsmb_stats *out)
 		.compact_write_bytes = s.compact_write_bytes,
 		.pending_compact_bytes = s.pending_compact_bytes,
 		.slowdowns = s.slowdowns, .slowdown_ns = s.slowdown_ns,
-		.merge_yields = s.merge_yields, .merge_yield_ns = s.merge_yield_ns,
 		.space_used_bytes = s.space_used_bytes,
 		.cache_hits = s.cache_hits, .cache_misses = s.cache_misses,
 		.cache_bytes = s.cache_bytes,

@@ -759,8 +759,6 @@ static void print_stats(bool memstats)
 	printf("lsm.stall-ns: %" PRIu64 "\n", s.stall_ns);
 	printf("lsm.slowdowns: %" PRIu64 "\n", s.slowdowns);
 	printf("lsm.slowdown-ns: %" PRIu64 "\n", s.slowdown_ns);
-	printf("lsm.merge-yields: %" PRIu64 "\n", s.merge_yields);
-	printf("lsm.merge-yield-ns: %" PRIu64 "\n", s.merge_yield_ns);
 	printf("lsm.wal-bytes: %" PRIu64 "\n", s.wal_bytes);
 	printf("lsm.run-bytes: %" PRIu64 "\n", s.run_bytes);
 	printf("lsm.manifest-bytes: %" PRIu64 "\n", s.manifest_bytes);

@@ -8,7 +8,6 @@
 #ifndef _SHIM_WAIT_H
 #define _SHIM_WAIT_H
 
-#include <errno.h>
 #include <pthread.h>
 #include <time.h>
 #include "base.h"
@@ -41,30 +40,5 @@ static inline void wake_up_all(wait_queue_head_t *wq)
 		pthread_cond_wait(&(wq).cond, &(wq).lock);		\
 	pthread_mutex_unlock(&(wq).lock);				\
 } while (0)
-
-/*
- * As the kernel's: 0 if @condition still fails after @timeout jiffies
- * (milliseconds here, see msecs_to_jiffies()), else at least 1.
- */
-#define wait_event_timeout(wq, condition, timeout) ({			\
-	struct timespec __ts;						\
-	long __ret = 1;							\
-	might_sleep();							\
-	clock_gettime(CLOCK_REALTIME, &__ts);				\
-	__ts.tv_sec += (timeout) / 1000;				\
-	__ts.tv_nsec += ((timeout) % 1000) * 1000000L;			\
-	if (__ts.tv_nsec >= 1000000000L) {				\
-		__ts.tv_sec++;						\
-		__ts.tv_nsec -= 1000000000L;				\
-	}								\
-	pthread_mutex_lock(&(wq).lock);					\
-	while (!(condition) &&						\
-	       pthread_cond_timedwait(&(wq).cond, &(wq).lock, &__ts) != ETIMEDOUT) \
-		;							\
-	if (!(condition))						\
-		__ret = 0;						\
-	pthread_mutex_unlock(&(wq).lock);				\
-	__ret;								\
-})
 
 #endif /* _SHIM_WAIT_H */
