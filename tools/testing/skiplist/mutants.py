@@ -287,7 +287,7 @@ MUTANTS += [
      "\t\t\tlsm_space_free(&st->space, mj->in[i]->info.first_block, mj->in[i]->info.nr_blocks);\n"
      "\t\t\tst->unreleased -= mj->in[i]->info.nr_blocks;\n\t\t}\n"
      "\t\tmutex_unlock(&st->manifest_mutex);\n",
-     "lsm:compact", "reader-holds-dropped-runs test: a run block read after its space went to a new run"),
+     "lsm:compact", "reader-holds-dropped-runs test: the dropped runs' space free while a reader holds them"),
     ("merge-drops-every-punch", "lsm/store_work.c",
      "\treturn lsm_compact_below(&mj->shape, mj->job.to, first, last);",
      "\treturn false;",
