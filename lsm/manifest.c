@@ -580,12 +580,15 @@ fail_quiet:
  * written: still true, if not the latest.
  *
  * Context: process context, may sleep; callers serialize.
- * Return: 0, -ENOMEM, or the device's errno.
+ * Return: 0, -ENOMEM, or the device's errno; -EIO after an edit failed
+ * (lsm_manifest_commit()).
  */
 int lsm_manifest_write_super(struct lsm_manifest *m, u64 durable_seq)
 {
 	int err;
 
+	if (m->failed)
+		return -EIO;
 	m->sb->manifest_used = m->next_block;
 	m->sb->durable_seq = durable_seq;
 	err = lsm_super_write(m->bdev, m->sb);
@@ -612,59 +615,14 @@ void lsm_manifest_destroy(struct lsm_manifest *m)
 	m->cap_segs = 0;
 }
 
-/**
- * lsm_manifest_commit() - make an edit durable
- * @m:             the manifest
- * @e:             the edit
- * @persisted_seq: the new persisted sequence number
- *
- * Applies the edit to the state in memory and writes it as one block with
- * PREFLUSH and FUA, or, when the extent is full or the edit does not fit
- * a block, rolls the manifest over to a new extent that starts with a
- * snapshot of the new state.  Space the
- * edit stops using may be freed once this returns 0.
- *
- * Context: process context, may sleep; callers serialize.
- * Return: 0; -ENOSPC when a roll-over finds no space, with nothing
- * changed; -ENOMEM; -EUCLEAN for an edit that names a run or segment not
- * there; the device's errno.  After an error other than -ENOSPC the state
- * in memory may hold the edit while the device does not: the store stops
- * writing (read-only).
- */
-int lsm_manifest_commit(struct lsm_manifest *m, const struct lsm_edit *e,
-			u64 persisted_seq)
+/* Append @e, applied to the state already, as one edit block. */
+static int lsm_manifest_write_edit(struct lsm_manifest *m,
+				   const struct lsm_edit *e)
 {
-	bool roll = m->next_block >= m->sb->manifest_blocks ||
-		    e->n > LSM_EDIT_MAX;
-	u64 start = 0, nr = 0;
 	struct lsm_mrec *recs;
 	u8 *buf;
 	int err;
 
-	/*
-	 * A roll-over's extent before the state takes the edit, sized for
-	 * the state with every record of the edit added: a device too full
-	 * for it refuses the edit with the manifest unchanged, so that the
-	 * caller may report -ENOSPC and go on.
-	 */
-	if (roll) {
-		nr = lsm_manifest_extent_blocks(1 + m->nr_runs + m->nr_segs +
-						e->n);
-		err = lsm_space_alloc(m->space, nr, &start);
-		if (err)
-			return err;
-	}
-	for (unsigned int i = 0; i < e->n; i++) {
-		err = lsm_manifest_apply(m, &e->recs[i]);
-		if (err) {
-			if (roll)
-				lsm_space_free(m->space, start, nr);
-			return err;
-		}
-	}
-	m->persisted_seq = persisted_seq;
-	if (roll)
-		return lsm_manifest_roll(m, true, start, nr);
 	buf = kzalloc(LSM_BLOCK_SIZE, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
@@ -682,6 +640,67 @@ int lsm_manifest_commit(struct lsm_manifest *m, const struct lsm_edit *e,
 	m->bytes += LSM_BLOCK_SIZE;
 	m->next_block++;
 	return 0;
+}
+
+/**
+ * lsm_manifest_commit() - make an edit durable
+ * @m:             the manifest
+ * @e:             the edit
+ * @persisted_seq: the new persisted sequence number
+ *
+ * Applies the edit to the state in memory and writes it as one block with
+ * PREFLUSH and FUA, or, when the extent is full or the edit does not fit
+ * a block, rolls the manifest over to a new extent that starts with a
+ * snapshot of the new state.  Space the
+ * edit stops using may be freed once this returns 0.
+ *
+ * Context: process context, may sleep; callers serialize.
+ * Return: 0; -ENOSPC when a roll-over finds no space, with nothing
+ * changed; -ENOMEM; -EUCLEAN for an edit that names a run or segment not
+ * there; the device's errno.  After an error other than -ENOSPC the state
+ * in memory may hold the edit while the device does not: the store stops
+ * writing (read-only), and every later commit or superblock write returns
+ * -EIO without writing (@m->failed), whichever thread asks.
+ */
+int lsm_manifest_commit(struct lsm_manifest *m, const struct lsm_edit *e,
+			u64 persisted_seq)
+{
+	bool roll = m->next_block >= m->sb->manifest_blocks ||
+		    e->n > LSM_EDIT_MAX;
+	u64 start = 0, nr = 0;
+	int err;
+
+	if (m->failed)
+		return -EIO;
+	/*
+	 * A roll-over's extent before the state takes the edit, sized for
+	 * the state with every record of the edit added: a device too full
+	 * for it refuses the edit with the manifest unchanged, so that the
+	 * caller may report -ENOSPC and go on.
+	 */
+	if (roll) {
+		nr = lsm_manifest_extent_blocks(1 + m->nr_runs + m->nr_segs +
+						e->n);
+		err = lsm_space_alloc(m->space, nr, &start);
+		if (err)
+			return err;
+	}
+	for (unsigned int i = 0; i < e->n; i++) {
+		err = lsm_manifest_apply(m, &e->recs[i]);
+		if (err) {
+			/* Records before this one are in the state. */
+			m->failed = i > 0;
+			if (roll)
+				lsm_space_free(m->space, start, nr);
+			return err;
+		}
+	}
+	m->persisted_seq = persisted_seq;
+	err = roll ? lsm_manifest_roll(m, true, start, nr) :
+		     lsm_manifest_write_edit(m, e);
+	if (err)
+		m->failed = true;
+	return err;
 }
 
 struct lsm_extent_use {

@@ -53,6 +53,11 @@ void lsm_edit_free(struct lsm_edit *e);
  * @segs:          the live log segments, in log order
  * @nr_segs:       how many
  * @bytes:         bytes written to the manifest
+ * @failed:        an edit failed after the state in memory took it: the
+ *                 device may not hold what memory does, so that no later
+ *                 edit or superblock, written from that state, may reach
+ *                 the device (it would record the failed edit's effects,
+ *                 its persisted sequence number above all, without it)
  *
  * Callers serialize every call (the store's manifest mutex).
  */
@@ -69,6 +74,7 @@ struct lsm_manifest {
 	struct lsm_wal_seg *segs;
 	unsigned int nr_segs, cap_segs;
 	u64 bytes;
+	bool failed;
 };
 
 int lsm_manifest_format(struct lsm_manifest *m, struct lsm_bdev *bdev,

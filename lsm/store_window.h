@@ -21,6 +21,8 @@ enum lsm_window {
 	LSM_WIN_MERGE_WRITTEN,
 	/* A merge's manifest edit is durable; readers do not see it yet. */
 	LSM_WIN_MERGE_RECORDED,
+	/* A flush wrote its run and has not recorded it (store_work.c). */
+	LSM_WIN_FLUSH_WRITTEN,
 	/* A flush's manifest edit is durable; readers do not see it yet. */
 	LSM_WIN_FLUSH_RECORDED,
 	LSM_WIN_NR

@@ -162,6 +162,7 @@ static int lsm_store_flush_one(struct lsm_store *st)
 		goto out;
 	}
 
+	lsm_window(st, LSM_WIN_FLUSH_WRITTEN);
 	/* The run, and the segments only its writes were in: one edit. */
 	mutex_lock(&st->manifest_mutex);
 	lsm_store_reclaim(st);
@@ -172,8 +173,13 @@ static int lsm_store_flush_one(struct lsm_store *st)
 		lsm_edit_seg_del(e, st->m.segs[i].id);
 		freed[nr_freed++] = st->m.segs[i];
 	}
-	/* PREFLUSH: the run is durable before the edit that records it. */
-	err = lsm_manifest_commit(&st->m, e, imm->last_seq);
+	/*
+	 * PREFLUSH: the run is durable before the edit that records it.  A
+	 * failed store writes nothing more (its manifest refuses anyway if
+	 * an edit failed).
+	 */
+	err = READ_ONCE(st->error) ? -EIO :
+	      lsm_manifest_commit(&st->m, e, imm->last_seq);
 	st->unrecorded -= rl->info.nr_blocks;
 	if (!err)
 		for (i = 0; i < nr_freed; i++)
@@ -454,7 +460,9 @@ static int lsm_merge_install(struct lsm_store *st, struct lsm_merge_job *mj)
 	}
 	mutex_lock(&st->manifest_mutex);
 	lsm_store_reclaim(st);
-	err = lsm_manifest_commit(&st->m, e, st->m.persisted_seq);
+	/* The merge may have begun before the store failed: no edit then. */
+	err = READ_ONCE(st->error) ? -EIO :
+	      lsm_manifest_commit(&st->m, e, st->m.persisted_seq);
 	if (!err && !job->move) {
 		st->unrecorded -= written >> LSM_BLOCK_SHIFT;
 		st->unreleased += read >> LSM_BLOCK_SHIFT;

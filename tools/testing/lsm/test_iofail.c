@@ -17,6 +17,9 @@
  *    some write that includes every write acknowledged as durable;
  *  - nothing leaks (ASan), whatever failed, attach included.
  *
+ * The store's work items race the failures, so a seed does not always
+ * bring a round back: a failing run prints the round's operations.
+ *
  *   test_iofail --seed N [--rounds N] [--ops N] [-v]
  */
 #include <getopt.h>
@@ -75,6 +78,31 @@ static const char *how_name(unsigned int how)
 
 static struct model_history hist;
 
+/*
+ * What the round did, printed when it fails: the failures are random
+ * and the store's work items run on their own threads, so a seed alone
+ * does not always bring the same round back.
+ */
+static char trace[1 << 16];
+static size_t trace_len;
+static bool finished;
+
+#define TRACE(fmt, ...) do {						\
+	if (trace_len < sizeof(trace) - 1)				\
+		trace_len += snprintf(trace + trace_len,		\
+				      sizeof(trace) - trace_len,	\
+				      fmt " ", ##__VA_ARGS__);		\
+	if (trace_len > sizeof(trace) - 1)				\
+		trace_len = sizeof(trace) - 1;				\
+} while (0)
+
+static void trace_print(void)
+{
+	if (!finished && trace_len)
+		fprintf(stderr, "the failed round: %.*s\n", (int)trace_len,
+			trace);
+}
+
 /* Counters over all rounds. */
 static unsigned long rounds_ro, rounds_rw, failed_attaches, read_errors;
 static unsigned long cut_checks, fresh_checks, ops_done;
@@ -100,6 +128,17 @@ static bool read_only(struct lsm_store *st)
 
 	lsm_store_stats(st, &s);
 	return s.read_only;
+}
+
+/* Whether the store turns read-only within 10 s. */
+static bool wait_read_only(struct lsm_store *st)
+{
+	for (int i = 0; i < 100000; i++) {
+		if (read_only(st))
+			return true;
+		usleep(100);
+	}
+	return false;
 }
 
 /* After a failure: the model's state after a write, every durable one. */
@@ -135,10 +174,13 @@ static void round_run(unsigned long r, u64 nops)
 	u64 arm_at = rnd() % nops, durable = 0;
 	bool armed = false, ro = false, closed = false, reopen;
 	u64 failed;
+	unsigned int cut_how;
 	struct lsm_store *st;
 	int err;
 
 	phase = "workload";
+	trace_len = 0;
+	TRACE("round %lu, %s:", r, how_name(how));
 	model_history_init(&hist);
 	EXPECT_OK(lsm_store_open(b, &opts, LSM_OPEN_FORMAT, &st));
 	for (u64 i = 0; i < nops; i++) {
@@ -148,8 +190,11 @@ static void round_run(unsigned long r, u64 nops)
 
 		if (i == arm_at) {
 			/* Once, or from then on; skip a few first. */
-			memdev_fail_io(md, how, rnd() % 20,
-				       rnd() % 2 ? 1 : U64_MAX);
+			u64 skip = rnd() % 20, count = rnd() % 2 ? 1 : U64_MAX;
+
+			memdev_fail_io(md, how, skip, count);
+			TRACE("armed(skip %llu, %s)", (unsigned long long)skip,
+			      count == 1 ? "once" : "always");
 			armed = true;
 			phase = how_name(how);
 		}
@@ -176,6 +221,8 @@ static void round_run(unsigned long r, u64 nops)
 				FAIL("write: %d", err);
 			if (!err && sync)
 				durable = hist.nr;
+			TRACE("w%llu%s=%d", (unsigned long long)s.seq,
+			      sync ? "s" : "", err);
 			if (err && !s.read_only)
 				FAIL("write failed (%d), store not read-only",
 				     err);
@@ -183,6 +230,7 @@ static void round_run(unsigned long r, u64 nops)
 			struct model_verdict v;
 
 			model_verify(st, &hist.snap[hist.nr], &rng_state, &v);
+			TRACE("verify(%u errors)", v.errors);
 			if (v.wrong)
 				FAIL("reads: %s", v.why);
 			if (v.euclean)
@@ -193,12 +241,14 @@ static void round_run(unsigned long r, u64 nops)
 			read_errors += v.errors;
 		} else if (what < 90) {
 			err = lsm_store_sync(st);
+			TRACE("sync=%d", err);
 			if (!err)
 				durable = hist.nr;
 			else if (err != -EIO || !read_only(st))
 				FAIL("sync: %d", err);
 		} else if (what < 95) {
 			err = lsm_store_flush(st);
+			TRACE("flush=%d", err);
 			if (!err)
 				durable = hist.nr;
 			else if (err != -EIO || !read_only(st))
@@ -206,11 +256,13 @@ static void round_run(unsigned long r, u64 nops)
 		} else {
 			reopen = true;
 			err = lsm_store_close(st);
+			TRACE("close=%d", err);
 			if (!err)
 				durable = hist.nr;
 			else if (err != -EIO)
 				FAIL("close: %d", err);
 			err = lsm_store_open(b, &opts, 0, &st);
+			TRACE("open=%d", err);
 			if (err && (!armed || (err != -EIO && err != -ENOMEM)))
 				FAIL("attach: %d", err);
 			if (err) {
@@ -225,6 +277,7 @@ static void round_run(unsigned long r, u64 nops)
 			 * the writes up to some point, every durable one.
 			 */
 			lsm_store_stats(st, &s);
+			TRACE("seq %llu", (unsigned long long)s.seq);
 			if (s.seq < durable || s.seq > hist.nr)
 				FAIL("attach: recovered seq %llu, durable %llu, written %llu",
 				     (unsigned long long)s.seq,
@@ -235,11 +288,20 @@ static void round_run(unsigned long r, u64 nops)
 		}
 		settle(st);
 		ro = read_only(st);
+		if (memdev_io_failed(md) > failed)
+			TRACE("[%llu failed%s]",
+			      (unsigned long long)memdev_io_failed(md),
+			      ro ? ", read-only" : "");
 		/*
 		 * A failed write or flush turns the store read-only (one at
 		 * a close is the close's -EIO, and the attach after it
-		 * starts afresh).
+		 * starts afresh).  A background merge may still be running
+		 * once the flushes settled: its write can fail just now, and
+		 * the merge marks the store a moment later.
 		 */
+		if (memdev_io_failed(md) > failed && !reopen && !ro &&
+		    !(how & MEMDEV_IO_READ))
+			ro = wait_read_only(st);
 		if (memdev_io_failed(md) > failed && !reopen && !ro &&
 		    !(how & MEMDEV_IO_READ))
 			FAIL("a %sfailure and the store is still writable",
@@ -252,6 +314,7 @@ static void round_run(unsigned long r, u64 nops)
 				FAIL("a write on a read-only store not -EROFS");
 			/* 0 only if every write it took was durable before. */
 			err = lsm_store_sync(st);
+			TRACE("ro-sync=%d", err);
 			if (!err)
 				durable = hist.nr;
 			else if (err != -EIO)
@@ -263,6 +326,7 @@ static void round_run(unsigned long r, u64 nops)
 	}
 	phase = "close";
 	err = lsm_store_close(st);
+	TRACE("close=%d durable %llu", err, (unsigned long long)durable);
 	if (ro && err != -EIO)
 		FAIL("close of a read-only store: %d", err);
 	if (!err)
@@ -278,7 +342,9 @@ static void round_run(unsigned long r, u64 nops)
 	/* The failures over: a power cut now, and the device as it is. */
 	memdev_fail_io(md, 0, 0, 0);
 	phase = "after a power cut";
-	cut = memdev_power_cut(md, rnd() % MEMDEV_NR_CUTS, rnd());
+	cut_how = rnd() % MEMDEV_NR_CUTS;
+	TRACE("cut %u", cut_how);
+	cut = memdev_power_cut(md, cut_how, rnd());
 	check_recovered(memdev_bdev(cut), durable, phase);
 	cut_checks++;
 	memdev_destroy(cut);
@@ -325,6 +391,7 @@ int main(int argc, char **argv)
 	shim_rcu_register();
 	if (shim_modules_load())
 		FAIL("module init");
+	atexit(trace_print);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (unsigned long r = 0; r < rounds; r++)
 		round_run(r, nops);
@@ -337,5 +404,6 @@ int main(int argc, char **argv)
 	rcu_barrier();
 	shim_modules_unload();
 	shim_rcu_unregister();
+	finished = true;
 	return 0;
 }

@@ -6,7 +6,8 @@
  * copies point at the new extent; a torn last edit is simply not there,
  * but a damaged edit before a sound one, or one the superblock counts
  * durable, is refused; an edit naming a run that is not there is refused;
- * a roll-over that finds no room changes nothing; the invariant check
+ * a roll-over that finds no room changes nothing; after an edit that
+ * failed, nothing more is written; the invariant check
  * catches overlapping extents and space that the manifest does not
  * account for.
  */
@@ -114,6 +115,81 @@ static void same_state(struct lsm_manifest *a, struct lsm_manifest *b)
 		       x->max_seq == y->max_seq && x->level == y->level);
 	}
 	EXPECT(!memcmp(a->segs, b->segs, a->nr_segs * sizeof(*a->segs)));
+}
+
+/* A run of a few blocks, allocated, for an edit to add. */
+static void new_run(struct fixture *f, u64 max_seq, struct lsm_run_info *run)
+{
+	*run = (struct lsm_run_info){ .nr_blocks = LSM_RUN_MIN_BLOCKS,
+				      .max_seq = max_seq };
+	EXPECT(!lsm_space_alloc(&f->space, run->nr_blocks, &run->first_block));
+	run->id = lsm_manifest_new_id(&f->m);
+}
+
+/*
+ * An edit that fails after the state took it (the device failed its
+ * write; or an edit applied in part, a record refused) leaves memory
+ * ahead of the device: every later commit and superblock write is -EIO
+ * and writes nothing.  Were a later edit written (a merge's, while a
+ * flush's failed), its state record would carry the failed edit's
+ * persisted sequence number to the device without the run that holds
+ * those writes, and attach would skip them in the log.
+ */
+static void failed_edit_latches(void)
+{
+	for (int how = 0; how < 2; how++) {
+		struct memdev *md = memdev_create(NR_BLOCKS, false);
+		struct lsm_bdev *b = memdev_bdev(md);
+		struct lsm_run_info run;
+		struct fixture f, g;
+		u64 writes;
+
+		f.sb = (struct lsm_super_info){ .store_id = 43,
+			.nr_blocks = NR_BLOCKS, .segment_blocks = 8 };
+		EXPECT(!lsm_space_init(&f.space, NR_BLOCKS));
+		EXPECT(!lsm_manifest_format(&f.m, b, &f.space, &f.sb));
+		{
+			EDIT_ON_STACK(e);
+
+			new_run(&f, 10, &run);
+			lsm_edit_run_add(e, &run);
+			EXPECT(!lsm_manifest_commit(&f.m, e, 10));
+		}
+		{
+			EDIT_ON_STACK(e);
+
+			new_run(&f, 20, &run);
+			lsm_edit_run_add(e, &run);
+			if (how == 0) {
+				memdev_fail_io(md, MEMDEV_IO_WRITE, 0, 1);
+				EXPECT(lsm_manifest_commit(&f.m, e, 20) == -EIO);
+				memdev_fail_io(md, 0, 0, 0);
+			} else {
+				lsm_edit_run_del(e, 987654321);
+				EXPECT(lsm_manifest_commit(&f.m, e, 20) ==
+				       -EUCLEAN);
+			}
+			/* Memory took the edit, or its first record. */
+			EXPECT(f.m.persisted_seq == 20 || how == 1);
+			EXPECT(f.m.nr_runs == 2);
+		}
+		writes = memdev_writes(md);
+		{
+			EDIT_ON_STACK(e);
+
+			new_run(&f, 30, &run);
+			lsm_edit_run_add(e, &run);
+			EXPECT(lsm_manifest_commit(&f.m, e, 30) == -EIO);
+		}
+		EXPECT(lsm_manifest_write_super(&f.m, 30) == -EIO);
+		EXPECT(memdev_writes(md) == writes);
+		/* The device: the last edit that succeeded. */
+		load(b, &g);
+		EXPECT(g.m.nr_runs == 1 && g.m.persisted_seq == 10);
+		unload(&g);
+		unload(&f);
+		memdev_destroy(md);
+	}
 }
 
 int main(int argc, char **argv)
@@ -423,6 +499,7 @@ int main(int argc, char **argv)
 	}
 	unload(&f);
 	memdev_destroy(md);
+	failed_edit_latches();
 	rcu_barrier();
 	shim_modules_unload();
 	shim_rcu_unregister();

@@ -303,6 +303,10 @@ MUTANTS += [
     ("flush-keeps-memtable-slice", "lsm/store_work.c",
      "\tls->lv[0]--;\n", "",
      "lsm:store", "layer set check: slices do not add up"),
+    ("manifest-writes-after-failed-edit", "lsm/manifest.c",
+     "\tif (m->failed)\n\t\treturn -EIO;\n\t/*\n\t * A roll-over's extent",
+     "\t/*\n\t * A roll-over's extent",
+     "lsm:manifest", "failed-edit-latches test: a commit after a failed edit reaches the device"),
 ]
 
 # Races show up far more often with 4 keys per leaf, where nearly every
@@ -321,9 +325,10 @@ RUNS = {
                     "--readers", "6", "--cells", "1024"],
     "lsm:compact": ["{b}/test_compact", "--seed", "7"],
     "lsm:store": ["{b}/test_store", "--seed", "7", "--ops", "3000", "--random", "20"],
+    "lsm:manifest": ["{b}/test_manifest", "--seed", "7"],
 }
 TIMEOUT = {"unit": 120, "gap_arith": 300, "diff": 300, "diff-k4": 300, "stress": 200, "stress-k4": 200, "stress-race": 300,
-           "lsm:compact": 120, "lsm:store": 300}
+           "lsm:compact": 120, "lsm:store": 300, "lsm:manifest": 120}
 
 
 def copy_tree(dst):
