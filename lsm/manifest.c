@@ -657,10 +657,11 @@ static int lsm_manifest_write_edit(struct lsm_manifest *m,
  * Context: process context, may sleep; callers serialize.
  * Return: 0; -ENOSPC when a roll-over finds no space, with nothing
  * changed; -ENOMEM; -EUCLEAN for an edit that names a run or segment not
- * there; the device's errno.  After an error other than -ENOSPC the state
- * in memory may hold the edit while the device does not: the store stops
- * writing (read-only), and every later commit or superblock write returns
- * -EIO without writing (@m->failed), whichever thread asks.
+ * there; the device's errno (-EIO for its -ENOSPC).  After an error other
+ * than -ENOSPC the state in memory may hold the edit while the device does
+ * not: the store stops writing (read-only), and every later commit or
+ * superblock write returns -EIO without writing (@m->failed), whichever
+ * thread asks.
  */
 int lsm_manifest_commit(struct lsm_manifest *m, const struct lsm_edit *e,
 			u64 persisted_seq)
@@ -700,7 +701,8 @@ int lsm_manifest_commit(struct lsm_manifest *m, const struct lsm_edit *e,
 		     lsm_manifest_write_edit(m, e);
 	if (err)
 		m->failed = true;
-	return err;
+	/* -ENOSPC says "nothing changed": not so for a device's -ENOSPC. */
+	return err == -ENOSPC ? -EIO : err;
 }
 
 struct lsm_extent_use {

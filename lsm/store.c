@@ -50,8 +50,10 @@ void (*lsm_window_hook)(struct lsm_store *st, enum lsm_window win);
 void lsm_store_fail(struct lsm_store *st, int err)
 {
 	if (!cmpxchg(&st->error, 0, -EIO))
-		pr_err("lsm: %s: device error %d: the store is read-only now\n",
-		       st->bdev->name, err);
+		pr_err("lsm: %s: %s %d: the store is read-only now\n",
+		       st->bdev->name,
+		       err == -ENOMEM ? "out of memory, error" :
+		       err == -EUCLEAN ? "damaged run, error" : "device error", err);
 	wake_up_all(&st->wait);
 }
 
@@ -134,7 +136,13 @@ static int lsm_store_new_segment(struct lsm_store *st)
 	seg.first_seq = st->next_seq;
 	mutex_lock(&st->manifest_mutex);
 	lsm_store_reclaim(st);
-	err = lsm_space_alloc(&st->space, seg.nr, &seg.start);
+	/*
+	 * A group commit's flush may have failed since this writer passed
+	 * the stall check: a failed store records nothing more (the log
+	 * block that flush lost would end the log before the new segment).
+	 */
+	err = READ_ONCE(st->error) ? -EIO :
+	      lsm_space_alloc(&st->space, seg.nr, &seg.start);
 	if (!err) {
 		seg.id = lsm_manifest_new_id(&st->m);
 		lsm_edit_seg_add(e, &seg);
@@ -408,10 +416,16 @@ int lsm_store_write(struct lsm_store *st, const struct lsm_op *ops,
 	st->next_seq++;
 	st->user_bytes += user;
 	err = lsm_store_apply(st, seq, ops, n);
+	/*
+	 * The log has the write and the memtable may have part: failed
+	 * before the lock goes, or a flush could switch the memtable and
+	 * record part of a write in a run (not a prefix of the history).
+	 */
+	if (err)
+		lsm_store_fail(st, err);
 	mutex_unlock(&st->write_mutex);
 	if (err) {
-		/* The log has the write and the memtable may have part. */
-		lsm_store_fail(st, err);
+		lsm_window(st, LSM_WIN_APPLY_FAILED);
 		return err;
 	}
 	if (slow_ns)

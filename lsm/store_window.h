@@ -25,6 +25,8 @@ enum lsm_window {
 	LSM_WIN_FLUSH_WRITTEN,
 	/* A flush's manifest edit is durable; readers do not see it yet. */
 	LSM_WIN_FLUSH_RECORDED,
+	/* A write's memtable apply failed; the write mutex is let go. */
+	LSM_WIN_APPLY_FAILED,
 	LSM_WIN_NR
 };
 

@@ -307,6 +307,16 @@ MUTANTS += [
      "\tif (m->failed)\n\t\treturn -EIO;\n\t/*\n\t * A roll-over's extent",
      "\t/*\n\t * A roll-over's extent",
      "lsm:manifest", "failed-edit-latches test: a commit after a failed edit reaches the device"),
+    ("store-fails-after-unlock", "lsm/store.c",
+     "\tif (err)\n\t\tlsm_store_fail(st, err);\n\tmutex_unlock(&st->write_mutex);\n\tif (err) {\n"
+     "\t\tlsm_window(st, LSM_WIN_APPLY_FAILED);\n",
+     "\tmutex_unlock(&st->write_mutex);\n\tif (err) {\n"
+     "\t\tlsm_window(st, LSM_WIN_APPLY_FAILED);\n\t\tlsm_store_fail(st, err);\n",
+     "lsm:fail_order", "half-applied-write test: a flush records half a write"),
+    ("segment-after-failure", "lsm/store.c",
+     "\terr = READ_ONCE(st->error) ? -EIO :\n\t      lsm_space_alloc(&st->space, seg.nr, &seg.start);",
+     "\terr = lsm_space_alloc(&st->space, seg.nr, &seg.start);",
+     "lsm:fail_order", "segment-after-failed-sync test: a failed store records a log segment"),
 ]
 
 # Races show up far more often with 4 keys per leaf, where nearly every
@@ -326,9 +336,10 @@ RUNS = {
     "lsm:compact": ["{b}/test_compact", "--seed", "7"],
     "lsm:store": ["{b}/test_store", "--seed", "7", "--ops", "3000", "--random", "20"],
     "lsm:manifest": ["{b}/test_manifest", "--seed", "7"],
+    "lsm:fail_order": ["{b}/test_fail_order", "--seed", "7"],
 }
 TIMEOUT = {"unit": 120, "gap_arith": 300, "diff": 300, "diff-k4": 300, "stress": 200, "stress-k4": 200, "stress-race": 300,
-           "lsm:compact": 120, "lsm:store": 300, "lsm:manifest": 120}
+           "lsm:compact": 120, "lsm:store": 300, "lsm:manifest": 120, "lsm:fail_order": 120}
 
 
 def copy_tree(dst):
