@@ -94,6 +94,20 @@ static __u64 store_seq(void)
 	return s.seq;
 }
 
+/* Merges since attach (the counters start again at each attach). */
+static __u64 merges, merge_bytes;
+
+static void count_merges(void)
+{
+	struct sl_lsm_ioc_stats s;
+	int err = lsm_stats(fd, &s);
+
+	if (err)
+		DIE("SL_LSM_IOC_STATS: %d", err);
+	merges += s.compactions;
+	merge_bytes += s.compact_write_bytes;
+}
+
 /* A lookup of unit @u against the model. */
 static void check_unit(__u64 u)
 {
@@ -261,6 +275,7 @@ static int run(const char *journal, const char *dm, __u64 ops, double seconds)
 				DIE("flush op %llu: %d", id, err);
 			flushes++;
 		} else if (what < 965) {
+			count_merges();
 			err = lsm_detach(fd);
 			fprintf(j, "x %llu %d\n", id, err);
 			if (err)
@@ -287,6 +302,7 @@ static int run(const char *journal, const char *dm, __u64 ops, double seconds)
 	}
 	for (__u64 u = 0; u < units; u++)
 		check_unit(u);
+	count_merges();
 	err = lsm_detach(fd);
 	fprintf(j, "x %llu %d\n", id, err);
 	if (err)
@@ -295,9 +311,14 @@ static int run(const char *journal, const char *dm, __u64 ops, double seconds)
 	fprintf(j, "end %llu\n", id);
 	if (fclose(j))
 		DIE("%s: %s", journal, strerror(errno));
-	printf("lsm_crash_workload: %llu operations in %.1f s: %llu writes (last seq %llu), %llu syncs, %llu flushes, %llu reattaches, %llu lookups checked, %llu units checked at the end (seed %llu)\n",
+	printf("lsm_crash_workload: %llu operations in %.1f s: %llu writes (last seq %llu), %llu syncs, %llu flushes, %llu reattaches, %llu merges (%.1f MiB written), %llu lookups checked, %llu units checked at the end (seed %llu)\n",
 	       id - 1, dt_now() - t0, writes, last_seq, syncs, flushes,
-	       reattaches, gets, units, seed);
+	       reattaches, merges, merge_bytes / 1048576.0, gets, units,
+	       seed);
+	/* The crash points must include merges in flight. */
+	if (writes >= 1000 && !merges)
+		DIE("%llu writes and no merge: the replay points cover no compaction",
+		    writes);
 	return 0;
 }
 
