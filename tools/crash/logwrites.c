@@ -529,7 +529,17 @@ int lw_index_reorder(struct lw_index *ix, const char *path)
 			goto out;
 		}
 		queued[nf] = t[at[kind]].queued;
-		pm[nf] = t[at[kind]].completed;
+		/*
+		 * When the log took the entry: an empty flush's completion;
+		 * a PREFLUSH write's entry is its flush, which device-mapper
+		 * sends ahead of the data and which completes before the
+		 * write the trace times does (a manifest edit in the
+		 * background can complete after the next operation's mark).
+		 * Its queueing is the latest time known not to be late: a
+		 * later one moved batches ahead of marks they followed,
+		 * writes of an operation not yet begun.
+		 */
+		pm[nf] = kind ? t[at[kind]].queued : t[at[kind]].completed;
 		if (nf && pm[nf - 1] > pm[nf])
 			pm[nf] = pm[nf - 1];
 		at[kind]++;
