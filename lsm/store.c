@@ -130,6 +130,15 @@ static int lsm_store_new_segment(struct lsm_store *st)
 	err = lsm_wal_seal(&st->wal);
 	if (err)
 		return err;
+	/*
+	 * A group commit's leader that sealed the log may still wait for
+	 * its flush, the write mutex let go: were that flush to fail after
+	 * the check of st->error below, the new segment would be recorded
+	 * while the block the flush lost ends the log before it.  The
+	 * leader does not need the write mutex to end.
+	 */
+	wait_event(st->commit_wait,
+		   READ_ONCE(st->log_seals_done) == st->log_seals);
 	e = lsm_edit_alloc(1);
 	if (!e)
 		return -ENOMEM;
@@ -140,6 +149,8 @@ static int lsm_store_new_segment(struct lsm_store *st)
 	 * A group commit's flush may have failed since this writer passed
 	 * the stall check: a failed store records nothing more (the log
 	 * block that flush lost would end the log before the new segment).
+	 * Every leader that sealed has ended (above), failing the store if
+	 * its flush failed.
 	 */
 	err = READ_ONCE(st->error) ? -EIO :
 	      lsm_space_alloc(&st->space, seg.nr, &seg.start);
@@ -195,11 +206,12 @@ static bool lsm_store_commit_turn(struct lsm_store *st, u64 seq)
  *
  * A failed seal or flush turns the store read-only before the waiters
  * wake, so that every writer it covered, and every later one, sees
- * -EIO; the durable mark never moves past a failed flush.
+ * -EIO; the durable mark never moves past a failed flush, nor past a
+ * failed PREFLUSH of a manifest write made before the flush ended.
  */
 static int lsm_store_commit(struct lsm_store *st, u64 seq)
 {
-	u64 upto;
+	u64 upto, seal;
 	int err;
 
 	spin_lock(&st->commit_lock);
@@ -224,6 +236,7 @@ static int lsm_store_commit(struct lsm_store *st, u64 seq)
 	spin_unlock(&st->commit_lock);
 
 	mutex_lock(&st->write_mutex);
+	seal = ++st->log_seals;
 	upto = st->next_seq - 1;
 	err = READ_ONCE(st->error);
 	if (!err)
@@ -231,6 +244,19 @@ static int lsm_store_commit(struct lsm_store *st, u64 seq)
 	mutex_unlock(&st->write_mutex);
 	if (!err)
 		err = st->bdev->ops->flush(st->bdev);
+	if (!err) {
+		/*
+		 * A manifest write's PREFLUSH that failed before this flush
+		 * ended may have lost the sealed blocks, which this flush
+		 * cannot bring back.  Manifest writes happen under the
+		 * manifest mutex and a failed one latches @m.failed: wait
+		 * out the one in flight, then ask.
+		 */
+		mutex_lock(&st->manifest_mutex);
+		if (st->m.failed)
+			err = -EIO;
+		mutex_unlock(&st->manifest_mutex);
+	}
 	if (err)
 		lsm_store_fail(st, err);
 
@@ -240,6 +266,7 @@ static int lsm_store_commit(struct lsm_store *st, u64 seq)
 		st->group_commits++;
 		st->group_writers++;
 	}
+	WRITE_ONCE(st->log_seals_done, seal);
 	WRITE_ONCE(st->committing, false);
 	spin_unlock(&st->commit_lock);
 	wake_up_all(&st->commit_wait);

@@ -16,7 +16,16 @@
  *    the writer must record no segment and write nothing more.  A real
  *    device that failed a flush may have lost the log block it held;
  *    with the new segment recorded, attach would find the log ending
- *    before the segment begins and refuse a sound device.
+ *    before the segment begins and refuse a sound device.  Twice: the
+ *    writer held before its edit until the flush has failed, and the
+ *    writer let run while the flush is still in flight, where it must
+ *    wait for the flush's result before it records anything.
+ *  - sync_after_failed_edit: a group commit's leader seals the log
+ *    block holding a write; before its flush goes out, a memtable
+ *    flush's manifest edit fails its PREFLUSH write.  The leader's
+ *    flush then succeeds, but cannot bring back what the failed one may
+ *    have lost: the sync must return -EIO.  Acknowledged, the write was
+ *    gone after an attach of the device that lost the block.
  *
  *   test_fail_order --seed N [-v]
  */
@@ -205,7 +214,7 @@ static void write_done(void *priv, int err)
 	(void)err;
 }
 
-static void test_segment_after_failed_sync(void)
+static void test_segment_after_failed_sync(bool in_flight)
 {
 	static u8 zero[LSM_BLOCK_SIZE];
 	struct memdev *md = memdev_create(4096, false), *lost;
@@ -213,7 +222,8 @@ static void test_segment_after_failed_sync(void)
 	pthread_t tl, tw;
 	u64 sealed, writes, segs;
 
-	phase = "a new segment after a failed sync";
+	phase = in_flight ? "a new segment beside a sync's flush" :
+			    "a new segment after a failed sync";
 	EXPECT_OK(lsm_store_open(memdev_bdev(md), &seg_opts, LSM_OPEN_FORMAT,
 				 &seg_st));
 	EXPECT_OK(put(seg_st, 1, 1, 100, LSM_WRITE_SYNC));
@@ -225,10 +235,19 @@ static void test_segment_after_failed_sync(void)
 	memdev_wait_held(md, 1);
 	sealed = seg_st->wal.seg.start + seg_st->wal.block - 1;
 	segs = seg_st->m.nr_segs;
-	/* The writer stops in the roll-over, before its edit. */
-	mutex_lock(&seg_st->manifest_mutex);
-	pthread_create(&tw, NULL, writer, NULL);
-	usleep(200 * 1000);
+	if (in_flight) {
+		/* The writer runs on while the leader's flush is out. */
+		pthread_create(&tw, NULL, writer, NULL);
+		usleep(200 * 1000);
+		if (READ_ONCE(seg_st->m.nr_segs) != segs)
+			FAIL("a log segment was recorded while a flush of the log before it was in flight");
+		mutex_lock(&seg_st->manifest_mutex);
+	} else {
+		/* The writer stops in the roll-over, before its edit. */
+		mutex_lock(&seg_st->manifest_mutex);
+		pthread_create(&tw, NULL, writer, NULL);
+		usleep(200 * 1000);
+	}
 	memdev_release_flush(md, -EIO);
 	memdev_hold_flushes(md, false);
 	pthread_join(tl, NULL);
@@ -253,7 +272,78 @@ static void test_segment_after_failed_sync(void)
 	EXPECT_OK(lsm_store_close(st));
 	memdev_destroy(lost);
 	memdev_destroy(md);
-	printf("test_fail_order: a new segment after a failed sync: ok\n");
+	printf("test_fail_order: %s: ok\n", phase);
+}
+
+/* ---------- sync_after_failed_edit ---------- */
+
+/*
+ * With @fail_at (a device write, counted from the memtable flush's
+ * first), that write fails; 0 for a dry run.  Returns the writes the
+ * memtable flush made (its edit is the last).
+ */
+static u64 sync_beside_edit(u64 fail_at)
+{
+	static u8 zero[LSM_BLOCK_SIZE];
+	struct memdev *md = memdev_create(4096, false), *lost;
+	struct lsm_store *st;
+	pthread_t tl;
+	u64 sealed, w0, w;
+	int ferr;
+
+	EXPECT_OK(lsm_store_open(memdev_bdev(md), &seg_opts, LSM_OPEN_FORMAT,
+				 &seg_st));
+	EXPECT_OK(put(seg_st, 1, 1, 100, LSM_WRITE_SYNC));
+	for (u64 k = 2; k < 10; k++)
+		EXPECT_OK(put(seg_st, k, 1, 3000, 0));
+	EXPECT_OK(put(seg_st, 7777, 7, 100, 0));	/* in the open block */
+	/* The leader seals the block holding 7777; its flush is held. */
+	memdev_hold_flushes(md, true);
+	pthread_create(&tl, NULL, leader, NULL);
+	memdev_wait_held(md, 1);
+	sealed = seg_st->wal.seg.start + seg_st->wal.block - 1;
+	w0 = memdev_writes(md);
+	if (fail_at)
+		memdev_fail_io(md, MEMDEV_IO_WRITE, fail_at - 1, 1);
+	ferr = lsm_store_flush(seg_st);
+	w = memdev_writes(md) - w0;
+	if (fail_at && (ferr != -EIO || !READ_ONCE(seg_st->error)))
+		FAIL("a memtable flush whose edit failed returned %d", ferr);
+	/* Now the leader's flush goes out, and succeeds. */
+	memdev_release_flush(md, 0);
+	memdev_hold_flushes(md, false);
+	pthread_join(tl, NULL);
+	if (!fail_at) {
+		EXPECT_OK(leader_err);
+		EXPECT_OK(lsm_store_close(seg_st));
+		memdev_destroy(md);
+		return w;
+	}
+	if (leader_err != -EIO)
+		FAIL("a sync whose log block a failed PREFLUSH may have lost returned %d, not -EIO",
+		     leader_err);
+	EXPECT(lsm_store_close(seg_st) == -EIO);
+	/* The device lost the block: attach, and 7777 is not there. */
+	lost = memdev_clone(md);
+	memdev_bdev(lost)->ops->write(memdev_bdev(lost), sealed, zero, 1, 0,
+				      write_done, NULL);
+	EXPECT_OK(lsm_store_open(memdev_bdev(lost), &seg_opts, 0, &st));
+	EXPECT(version(st, 1) == 1);
+	EXPECT_OK(lsm_store_close(st));
+	memdev_destroy(lost);
+	memdev_destroy(md);
+	return w;
+}
+
+static void test_sync_after_failed_edit(void)
+{
+	u64 writes;
+
+	phase = "a sync beside a failed manifest edit";
+	writes = sync_beside_edit(0);
+	EXPECT(writes >= 2);
+	sync_beside_edit(writes);
+	printf("test_fail_order: %s: ok\n", phase);
 }
 
 int main(int argc, char **argv)
@@ -280,7 +370,9 @@ int main(int argc, char **argv)
 	if (shim_modules_load())
 		FAIL("module init");
 	test_half_applied_write();
-	test_segment_after_failed_sync();
+	test_segment_after_failed_sync(false);
+	test_segment_after_failed_sync(true);
+	test_sync_after_failed_edit();
 	rcu_barrier();
 	shim_modules_unload();
 	shim_rcu_unregister();

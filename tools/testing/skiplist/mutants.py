@@ -317,6 +317,14 @@ MUTANTS += [
      "\terr = READ_ONCE(st->error) ? -EIO :\n\t      lsm_space_alloc(&st->space, seg.nr, &seg.start);",
      "\terr = lsm_space_alloc(&st->space, seg.nr, &seg.start);",
      "lsm:fail_order", "segment-after-failed-sync test: a failed store records a log segment"),
+    ("segment-beside-flush", "lsm/store.c",
+     "\twait_event(st->commit_wait,\n\t\t   READ_ONCE(st->log_seals_done) == st->log_seals);\n",
+     "",
+     "lsm:fail_order", "segment-beside-flush test: a segment recorded while a flush of the log is out"),
+    ("sync-beside-failed-edit", "lsm/store.c",
+     "\t\tif (st->m.failed)\n\t\t\terr = -EIO;\n",
+     "",
+     "lsm:fail_order", "sync-after-failed-edit test: a sync acknowledged after a manifest PREFLUSH failed"),
 ]
 
 # Races show up far more often with 4 keys per leaf, where nearly every
