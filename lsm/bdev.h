@@ -11,7 +11,10 @@
  * flush, or at once if it was written with LSM_IO_FUA; LSM_IO_PREFLUSH
  * makes every write completed before it durable before the write itself.
  * A write interrupted by a power cut may leave any subset of its 512-byte
- * sectors written.
+ * sectors written.  A flush that fails (or a PREFLUSH write whose flush
+ * fails) may have lost any write completed before it, and a later flush
+ * that succeeds does not bring those back: the store treats every write
+ * completed before a failed flush as lost (Documentation/lsm.rst).
  */
 #ifndef _LSM_BDEV_H
 #define _LSM_BDEV_H
