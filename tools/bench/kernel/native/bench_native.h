@@ -23,6 +23,7 @@
 #include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
+#include <linux/math64.h>	/* the test shim's: div64_u64() and friends */
 
 #define KBUILD_MODNAME		"sl_bench_native"
 #define NSEC_PER_SEC		1000000000ULL
@@ -69,20 +70,10 @@ static inline u64 ktime_get_ns(void)
 	return (u64)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
-static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
-{
-	return (u64)((unsigned __int128)a * b / c);
-}
-
 #define vscnprintf(buf, size, fmt, args) \
 	min_t(int, vsnprintf((buf), (size), (fmt), (args)), (int)(size) - 1)
 #define scnprintf(buf, size, fmt, ...) \
 	min_t(int, snprintf((buf), (size), (fmt), ##__VA_ARGS__), (int)(size) - 1)
-
-static inline u64 div64_u64(u64 a, u64 b)
-{
-	return a / b;
-}
 
 /*
  * The workloads call cond_resched() between batches; here that is where a
