@@ -309,6 +309,33 @@ static void test_order(void)
 	}
 	unlink(path);
 	free(path);
+
+	/*
+	 * Seen on 6.1 in check-crash-long: a merge's manifest edit (a
+	 * PREFLUSH write, queued before mark o1) has its flush logged
+	 * before the mark, but its data completes only after the next
+	 * operation's write and sync.  The log took the PREFLUSH entry
+	 * before o1, so the sync's batch stays behind o1: timed at the
+	 * data's completion, it moved ahead of the mark, a write of an
+	 * operation not yet begun.
+	 */
+	begin(&l);
+	entry(&l, 304, 0, LW_FLUSH | LW_FUA | LW_METADATA, NULL, 0); /* 0 */
+	entry(&l, 304, 8, LW_FUA | LW_METADATA, NULL, 0);	/* 1 */
+	entry(&l, 0, 0, LW_MARK, "o1", 0);			/* 2 */
+	entry(&l, 64, 8, LW_METADATA, NULL, 0);			/* 3: op 2 */
+	entry(&l, 0, 0, LW_FLUSH, NULL, 0);			/* 4: its sync */
+	entry(&l, 0, 0, LW_MARK, "o2", 0);			/* 5 */
+	entry(&l, 0, 0, LW_MARK, LW_END_MARK, 0);		/* 6 */
+	path = finish(&l, l.nr, LW_MAGIC);
+	check_order("a PREFLUSH write's data completing late", path,
+		    Q("2.000001", "queue", "FWFSM 304 + 8")
+		    Q("2.000003", "queue", "FWS 0 + 0")
+		    Q("2.000004", "complete", "FWS 0 + 0")
+		    Q("2.000005", "complete", "WFSM 304 + 8"),
+		    0, as_logged, 7, 0);
+	unlink(path);
+	free(path);
 }
 
 int main(void)
