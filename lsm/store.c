@@ -137,8 +137,7 @@ static int lsm_store_new_segment(struct lsm_store *st)
 	 * while the block the flush lost ends the log before it.  The
 	 * leader does not need the write mutex to end.
 	 */
-	wait_event(st->commit_wait,
-		   READ_ONCE(st->log_seals_done) == st->log_seals);
+	wait_event(st->commit_wait, !READ_ONCE(st->log_flush_out));
 	e = lsm_edit_alloc(1);
 	if (!e)
 		return -ENOMEM;
@@ -149,8 +148,8 @@ static int lsm_store_new_segment(struct lsm_store *st)
 	 * A group commit's flush may have failed since this writer passed
 	 * the stall check: a failed store records nothing more (the log
 	 * block that flush lost would end the log before the new segment).
-	 * Every leader that sealed has ended (above), failing the store if
-	 * its flush failed.
+	 * No leader's flush is out now (above): one that failed has failed
+	 * the store.
 	 */
 	err = READ_ONCE(st->error) ? -EIO :
 	      lsm_space_alloc(&st->space, seg.nr, &seg.start);
@@ -211,7 +210,7 @@ static bool lsm_store_commit_turn(struct lsm_store *st, u64 seq)
  */
 static int lsm_store_commit(struct lsm_store *st, u64 seq)
 {
-	u64 upto, seal;
+	u64 upto;
 	int err;
 
 	spin_lock(&st->commit_lock);
@@ -236,7 +235,7 @@ static int lsm_store_commit(struct lsm_store *st, u64 seq)
 	spin_unlock(&st->commit_lock);
 
 	mutex_lock(&st->write_mutex);
-	seal = ++st->log_seals;
+	WRITE_ONCE(st->log_flush_out, true);
 	upto = st->next_seq - 1;
 	err = READ_ONCE(st->error);
 	if (!err)
@@ -266,7 +265,7 @@ static int lsm_store_commit(struct lsm_store *st, u64 seq)
 		st->group_commits++;
 		st->group_writers++;
 	}
-	WRITE_ONCE(st->log_seals_done, seal);
+	WRITE_ONCE(st->log_flush_out, false);
 	WRITE_ONCE(st->committing, false);
 	spin_unlock(&st->commit_lock);
 	wake_up_all(&st->commit_wait);

@@ -17,8 +17,7 @@
  *    every reference count of layer sets and layers, and the list of
  *    layers whose space waits to be given back.
  *  - @commit_lock (spinlock, taken alone): the group commit's state,
- *    @committing, @durable_seq and @log_seals_done; never held across
- *    a device call.
+ *    @committing and @durable_seq; never held across a device call.
  * A layer set is never changed once published: a change makes a new set
  * and swaps the pointer.  A reader takes a reference on the set for the
  * length of its call, so memtables and runs it uses stay, and reads the
@@ -109,15 +108,20 @@ struct lsm_store {
 	struct mutex write_mutex;	/* seq, log writer, memtable inserts */
 	struct mutex manifest_mutex;	/* manifest, space, superblock */
 	spinlock_t layers_lock;		/* @layers, refcounts, @released */
-	spinlock_t commit_lock;		/* @committing, @durable_seq, ... */
+	spinlock_t commit_lock;		/* @committing, @durable_seq */
 	struct lsm_layers *layers;	/* changed under write_mutex too */
 	struct lsm_layer *released;	/* layers_lock: space to give back */
 
 	u64 next_seq;		/* write_mutex */
 	u64 durable_seq;	/* commit_lock: the log is durable up to it */
 	bool committing;	/* commit_lock: a leader's flush is running */
-	u64 log_seals;		/* write_mutex: leaders that sealed the log */
-	u64 log_seals_done;	/* commit_lock: of those, the ones that ended */
+	/*
+	 * A leader sealed the log and has not its flush's result: set by
+	 * the leader under write_mutex, cleared by it under commit_lock
+	 * with @committing; set only under write_mutex, so that a writer
+	 * holding it that sees it clear knows it stays clear.
+	 */
+	bool log_flush_out;
 	int error;		/* set once: the store is read-only */
 	int compact_error;	/* the last merge's -ENOSPC or -ENOMEM, or 0 */
 	int flush_error;	/* -ENOSPC: the last flush found no room */

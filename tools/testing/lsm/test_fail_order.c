@@ -214,11 +214,27 @@ static void write_done(void *priv, int err)
 	(void)err;
 }
 
-static void test_segment_after_failed_sync(bool in_flight)
+/*
+ * Attach a copy of @md that lost log block @block: it must open (the
+ * log ends there, as after a crash) with the first SYNC write in it.
+ */
+static void attach_without(struct memdev *md, u64 block)
 {
 	static u8 zero[LSM_BLOCK_SIZE];
-	struct memdev *md = memdev_create(4096, false), *lost;
+	struct memdev *lost = memdev_clone(md);
 	struct lsm_store *st;
+
+	memdev_bdev(lost)->ops->write(memdev_bdev(lost), block, zero, 1, 0,
+				      write_done, NULL);
+	EXPECT_OK(lsm_store_open(memdev_bdev(lost), &seg_opts, 0, &st));
+	EXPECT(version(st, 1) == 1);
+	EXPECT_OK(lsm_store_close(st));
+	memdev_destroy(lost);
+}
+
+static void test_segment_after_failed_sync(bool in_flight)
+{
+	struct memdev *md = memdev_create(4096, false);
 	pthread_t tl, tw;
 	u64 sealed, writes, segs;
 
@@ -264,13 +280,7 @@ static void test_segment_after_failed_sync(bool in_flight)
 	EXPECT(seg_st->m.nr_segs == segs);
 	EXPECT(lsm_store_close(seg_st) == -EIO);
 	/* The device lost the block the failed flush held. */
-	lost = memdev_clone(md);
-	memdev_bdev(lost)->ops->write(memdev_bdev(lost), sealed, zero, 1, 0,
-				      write_done, NULL);
-	EXPECT_OK(lsm_store_open(memdev_bdev(lost), &seg_opts, 0, &st));
-	EXPECT(version(st, 1) == 1);
-	EXPECT_OK(lsm_store_close(st));
-	memdev_destroy(lost);
+	attach_without(md, sealed);
 	memdev_destroy(md);
 	printf("test_fail_order: %s: ok\n", phase);
 }
@@ -284,9 +294,7 @@ static void test_segment_after_failed_sync(bool in_flight)
  */
 static u64 sync_beside_edit(u64 fail_at)
 {
-	static u8 zero[LSM_BLOCK_SIZE];
-	struct memdev *md = memdev_create(4096, false), *lost;
-	struct lsm_store *st;
+	struct memdev *md = memdev_create(4096, false);
 	pthread_t tl;
 	u64 sealed, w0, w;
 	int ferr;
@@ -323,14 +331,8 @@ static u64 sync_beside_edit(u64 fail_at)
 		FAIL("a sync whose log block a failed PREFLUSH may have lost returned %d, not -EIO",
 		     leader_err);
 	EXPECT(lsm_store_close(seg_st) == -EIO);
-	/* The device lost the block: attach, and 7777 is not there. */
-	lost = memdev_clone(md);
-	memdev_bdev(lost)->ops->write(memdev_bdev(lost), sealed, zero, 1, 0,
-				      write_done, NULL);
-	EXPECT_OK(lsm_store_open(memdev_bdev(lost), &seg_opts, 0, &st));
-	EXPECT(version(st, 1) == 1);
-	EXPECT_OK(lsm_store_close(st));
-	memdev_destroy(lost);
+	/* The device lost the block the failed PREFLUSH may have lost. */
+	attach_without(md, sealed);
 	memdev_destroy(md);
 	return w;
 }

@@ -318,7 +318,7 @@ MUTANTS += [
      "\terr = lsm_space_alloc(&st->space, seg.nr, &seg.start);",
      "lsm:fail_order", "segment-after-failed-sync test: a failed store records a log segment"),
     ("segment-beside-flush", "lsm/store.c",
-     "\twait_event(st->commit_wait,\n\t\t   READ_ONCE(st->log_seals_done) == st->log_seals);\n",
+     "\twait_event(st->commit_wait, !READ_ONCE(st->log_flush_out));\n",
      "",
      "lsm:fail_order", "segment-beside-flush test: a segment recorded while a flush of the log is out"),
     ("sync-beside-failed-edit", "lsm/store.c",
