@@ -1055,6 +1055,11 @@ void lsm_store_stats(struct lsm_store *st, struct lsm_stats *stats)
 	stats->seq = st->next_seq - 1;
 	mutex_unlock(&st->write_mutex);
 	mutex_lock(&st->manifest_mutex);
+	/*
+	 * Released runs wait for the next allocation to give their space
+	 * back; nothing can reach them, so they are not space in use.
+	 */
+	lsm_store_reclaim(st);
 	stats->manifest_bytes = st->m.bytes;
 	stats->space_used_bytes = st->space.used * LSM_BLOCK_SIZE;
 	mutex_unlock(&st->manifest_mutex);
