@@ -18,6 +18,7 @@
 # (lsm_lifecycle.sh --after-reboot) what an earlier boot's lifecycle left
 # there: make check-vm-lsm passes 6.1's disk to the 6.12 boot.
 # SL_LSM_SECONDS and SL_LSM_THREADS pass through to the concurrency test;
+# SL_LSM_NO_BENCH (its value says why) skips step 3;
 # SL_KMOD_ROOT names another tree of modules than make's.
 kroot=${SL_KMOD_ROOT:-build/kmod-$(uname -r)}
 lkmod=$kroot/lsm
@@ -55,7 +56,9 @@ done
 # puts, one per ioctl and in batches, read back.  Before the lifecycle
 # test, whose store the next boot reads.
 echo "guest: running lsm_bench_dev on $disk"
-if [ -x "$bench" ]; then
+if [ -n "${SL_LSM_NO_BENCH:-}" ]; then
+	echo "guest: lsm_bench_dev skipped (SL_LSM_NO_BENCH: $SL_LSM_NO_BENCH)"
+elif [ -x "$bench" ]; then
 	"$bench" --db="$disk" --num=3000 --seed=19 \
 		--benchmarks=fillrandom,fillseq,flush,readrandom > /tmp/lsm_bench_dev.txt 2>&1 &&
 	"$bench" --db="$disk" --num=3000 --seed=19 --batch_size=100 \
