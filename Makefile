@@ -426,7 +426,6 @@ check: setup
 	@cat $(CHECK_TIMES)
 	@echo "$$(( $$(date +%s) - $$(cat $(BUILD)/check-start) )) s	in all, wall clock"
 
-
 # Userspace benchmark: the skiplist built with the fast shims against its
 # peers, plus the skiplist-only figures in three more builds: as shipped
 # (LOADS), and without the leaf directory with and without the seed-001
