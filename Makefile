@@ -337,7 +337,8 @@ check-vm-stall: modules
 # (tools/vm/guest-debug.sh) runs on each, one after the other: two guests
 # at once, four vCPUs on two cores, spin on locks whose holder's vCPU the
 # host descheduled (kernel a's KUnit suite went from 205 s to over 10
-# minutes that way).
+# minutes that way).  Their drivers are built in: the guests boot without
+# udev (vm-run --no-udev), which saves about 70 s a boot.
 DEBUG_VARIANTS ?= a b
 check-debug: setup
 	$(MAKE) -C selftests/skiplist
@@ -367,7 +368,7 @@ debug-run:
 	rm -f $(DEBUG_LSM_IMG) $(DEBUG_LSM_SMALL)
 	truncate -s $(LSM_DISK_MB)M $(DEBUG_LSM_IMG)
 	truncate -s 2M $(DEBUG_LSM_SMALL)
-	$(TOP)/tools/vm/vm-run --append "$(DEBUG_BOOT)" \
+	$(TOP)/tools/vm/vm-run --append "$(DEBUG_BOOT)" --no-udev \
 		--kernel $(DEBUG_KDIR)/arch/x86/boot/bzImage --timeout 2400 \
 		--drive $(DEBUG_LSM_IMG):sllsm --drive $(DEBUG_LSM_SMALL):sllsmsmall -- \
 		SL_FUZZ_IOCTLS=$(DEBUG_FUZZ_IOCTLS) tools/vm/guest-debug.sh $(DEBUG_VARIANT)

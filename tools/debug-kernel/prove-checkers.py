@@ -184,7 +184,7 @@ def main():
                                e=os.path.relpath(work, TOP) + "/extent",
                                s=seconds, h=HUNT_SECONDS)
         start = time.time()
-        r = subprocess.run([os.path.join(TOP, "tools/vm/vm-run"),
+        r = subprocess.run([os.path.join(TOP, "tools/vm/vm-run"), "--no-udev",
                             "--kernel", os.path.join(kdir, "arch/x86/boot/bzImage"),
                             "--timeout", str(1200 + HUNT_SECONDS),
                             "--cpus", str(m.cpus), "--out", out] + append +
