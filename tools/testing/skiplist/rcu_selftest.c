@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Self-test of the precise RCU (shim/rcu.c): a grace period waits for the
+ * Self-test of the precise RCU (shim/rcu.c) and of the "CPUs" its per-CPU
+ * state hangs on.  A grace period waits for the
  * readers that started before it and for none that started after, its
  * callbacks run as soon as the last of those leaves, and a use after free
  * by a reader that found an object after its call_rcu() is reported by
@@ -329,6 +330,39 @@ static void test_use_after_free_caught(void)
 		       strstr(report, "ERROR"));
 }
 
+static pthread_barrier_t both_alive;
+
+static void *cpu_of_thread(void *arg)
+{
+	*(int *)arg = smp_processor_id();
+	/* Hold the CPU until the other thread has taken one too. */
+	pthread_barrier_wait(&both_alive);
+	return NULL;
+}
+
+/*
+ * Threads that come and go (a work item starts one each) never get the
+ * CPU of a thread still alive: the benchmarks' build aborts when two
+ * threads meet in one CPU's local lock, and a 10M-key lsm_bench run did
+ * after 64 work items, when thread ids modulo NR_CPUS named the CPUs.
+ */
+static void test_cpus_not_shared(void)
+{
+	int mine = smp_processor_id(), i, cpu[2];
+	pthread_t t[2];
+
+	pthread_barrier_init(&both_alive, NULL, 2);
+	for (i = 0; i < 3 * NR_CPUS; i++) {
+		pthread_create(&t[0], NULL, cpu_of_thread, &cpu[0]);
+		pthread_create(&t[1], NULL, cpu_of_thread, &cpu[1]);
+		pthread_join(t[0], NULL);
+		pthread_join(t[1], NULL);
+		CHECK(cpu[0] != mine && cpu[1] != mine);
+		CHECK(cpu[0] != cpu[1]);
+	}
+	pthread_barrier_destroy(&both_alive);
+}
+
 int main(void)
 {
 	/* First, while this process has no other thread. */
@@ -340,6 +374,7 @@ int main(void)
 	test_twice();
 	test_synchronize();
 	test_barrier();
+	test_cpus_not_shared();
 	rcu_barrier();
 	shim_rcu_unregister();
 	printf("rcu_selftest: %s\n", failures ? "FAIL" : "PASS");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Userspace shim: thread ids, fatal checks, modules and random numbers. */
 #include <execinfo.h>
+#include <pthread.h>
 #include <unistd.h>
 #include "base.h"
 
@@ -12,6 +13,52 @@ int shim_thread_id_slow(void)
 {
 	shim_tid = __atomic_add_fetch(&shim_next_tid, 1, __ATOMIC_RELAXED);
 	return shim_tid;
+}
+
+__thread int shim_cpu;		/* CPU + 1; 0 before the first use */
+static u64 shim_cpus_used;	/* bit per CPU a live thread holds */
+_Static_assert(NR_CPUS <= 64, "one bit per CPU in shim_cpus_used");
+static pthread_key_t shim_cpu_key;
+static pthread_once_t shim_cpu_once = PTHREAD_ONCE_INIT;
+
+static void shim_cpu_release(void *value)
+{
+	int cpu = (int)(uintptr_t)value - 1;
+
+	__atomic_fetch_and(&shim_cpus_used, ~(1ULL << cpu), __ATOMIC_RELEASE);
+}
+
+static void shim_cpu_key_init(void)
+{
+	SHIM_ASSERT(!pthread_key_create(&shim_cpu_key, shim_cpu_release),
+		    "cannot make the CPU key");
+}
+
+/* Claim @cpu if no live thread holds it. */
+static bool shim_cpu_claim(int cpu)
+{
+	u64 bit = 1ULL << cpu;
+
+	return !(__atomic_fetch_or(&shim_cpus_used, bit, __ATOMIC_ACQUIRE) &
+		 bit);
+}
+
+int shim_cpu_id_slow(void)
+{
+	int cpu = shim_thread_id() % NR_CPUS, i;
+
+	pthread_once(&shim_cpu_once, shim_cpu_key_init);
+	for (i = 0; i < NR_CPUS; i++) {
+		if (shim_cpu_claim((cpu + i) % NR_CPUS)) {
+			cpu = (cpu + i) % NR_CPUS;
+			/* Given back by shim_cpu_release() at thread exit. */
+			pthread_setspecific(shim_cpu_key,
+					    (void *)(uintptr_t)(cpu + 1));
+			break;
+		}
+	}
+	shim_cpu = cpu + 1;
+	return cpu;
 }
 
 void shim_die(const char *file, int line, const char *what)

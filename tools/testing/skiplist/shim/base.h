@@ -179,7 +179,7 @@ void shim_die(const char *file, int line, const char *what)
 #define BUG_ON(cond)	SHIM_ASSERT(!(cond), "BUG_ON(" #cond ")")
 #define BUG()		shim_die(__FILE__, __LINE__, "BUG()")
 
-/* A small id per thread, from 1; the lock owner and the "CPU" number. */
+/* A small id per thread, from 1, never reused: the lock owner. */
 extern __thread int shim_tid;
 int shim_thread_id_slow(void);
 static inline int shim_thread_id(void)
@@ -187,8 +187,22 @@ static inline int shim_thread_id(void)
 	return likely(shim_tid) ? shim_tid : shim_thread_id_slow();
 }
 
+/*
+ * The "CPU" a thread runs on: claimed at its first use and given back
+ * when the thread exits, so that while at most NR_CPUS threads live no
+ * two share one, however many threads (work items start one each) came
+ * and went before.  The thread id modulo NR_CPUS is tried first; past
+ * NR_CPUS live threads, two share a CPU.
+ */
 #define NR_CPUS			64
-#define smp_processor_id()	(shim_thread_id() % NR_CPUS)
+extern __thread int shim_cpu;
+int shim_cpu_id_slow(void);
+static inline int shim_cpu_id(void)
+{
+	return likely(shim_cpu) ? shim_cpu - 1 : shim_cpu_id_slow();
+}
+
+#define smp_processor_id()	shim_cpu_id()
 #define for_each_possible_cpu(cpu) for ((cpu) = 0; (cpu) < NR_CPUS; (cpu)++)
 
 /* Per-CPU variables: one cache line per "CPU", indexed by thread id. */

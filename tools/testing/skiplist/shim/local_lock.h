@@ -4,8 +4,8 @@
  * local_lock_irqsave() only disables interrupts: the section is atomic on
  * its CPU and, since the RCU flavours were merged (v5.0), an RCU
  * read-side critical section.  Both hold here: the section is an RCU
- * reader, and the lock excludes every other thread of the same "CPU" (a
- * thread id modulo NR_CPUS may be shared by two threads).  It is not
+ * reader, and the lock excludes every other thread of the same "CPU"
+ * (two threads share one only past NR_CPUS live threads, base.h).  It is not
  * counted as a spinlock for the nesting check: in the kernel it is none.
  * local_lock_irqsave() turns the thread's simulated interrupts off.
  *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Dynamically allocated per-CPU variables: 16 KiB per "CPU" (the
- * thread id modulo NR_CPUS, as smp_processor_id()), allocated with
+ * Dynamically allocated per-CPU variables: 32 KiB per "CPU" (as
+ * smp_processor_id(), base.h), allocated with
  * kzalloc() so that leaks and uses after free are seen like any other.
  */
 #ifndef _SHIM_PERCPU_H
@@ -33,8 +33,8 @@ static inline void *shim_alloc_percpu(size_t size, gfp_t gfp)
 #define this_cpu_write(pcp, v)	raw_cpu_write((pcp), (v))
 /*
  * For variables of alloc_percpu() only (base.h's this_cpu_add() is for
- * DEFINE_PER_CPU() ones, laid out differently).  Atomic here: a "CPU" is
- * a thread id modulo NR_CPUS, so two threads may share one, where the
+ * DEFINE_PER_CPU() ones, laid out differently).  Atomic here: past
+ * NR_CPUS live threads two share a "CPU" (base.h), where the
  * kernel's this_cpu_inc() is one uninterruptible instruction on a CPU of
  * the caller's own.
  */
