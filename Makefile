@@ -78,6 +78,11 @@
 #                    of the same size; build/bench/lsm-vm.{md,json,png,rst}
 #                    and the VM section of Documentation/lsm-bench.rst
 #                    (35-45 min under software emulation)
+#   make btrfs       btrfs.ko from Debian's linux-source-6.1 with its extent
+#                    map cache on the skiplist (btrfs/), in build/btrfs
+#   make check-btrfs that btrfs.ko in a 6.1 VM: its sanity tests at load,
+#                    then mkfs, fio with verify, btrfs check and scrub
+#                    (not yet part of make check: Documentation/btrfs.rst)
 #   make help        this text
 
 TOP := $(CURDIR)
@@ -101,7 +106,7 @@ KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h extent/*.[ch] \
 	demo bench-build bench-smoke bench-user bench-user-quick bench-leaf-sweep \
 	bench-lookup-cachesim \
 	bench-kernel bench-tcg-profile bench-native-build bench-alloc-native bench-iommu \
-	bench-lsm bench-lsm-vm bench-lsm-pool clean help
+	bench-lsm bench-lsm-vm bench-lsm-pool btrfs check-btrfs clean help
 
 all: modules
 
@@ -160,6 +165,21 @@ $(CHECKPATCH):
 		linux-source-6.1/scripts/checkpatch.pl \
 		linux-source-6.1/scripts/spelling.txt \
 		linux-source-6.1/scripts/const_structs.checkpatch
+
+# btrfs.ko with its extent map cache on the skiplist: the skiplist's
+# module first, for its symbol versions.
+btrfs: setup
+	$(MAKE) modules KDIR=/lib/modules/$(KREL_61)/build
+	$(TOP)/btrfs/build.sh $(TOP) $(BUILD) $(KREL_61)
+
+check-btrfs: btrfs
+	@mkdir -p $(BUILD)/vm
+	rm -f $(BUILD)/vm/btrfs.img && truncate -s 1G $(BUILD)/vm/btrfs.img
+	$(TOP)/tools/vm/vm-run --kernel 6.1 --timeout 1200 \
+		--drive $(BUILD)/vm/btrfs.img:slbtrfs -- \
+		BTRFS_KO=$(BUILD)/btrfs/fs/btrfs/btrfs.ko \
+		SKIPLIST_KO=$(BUILD)/kmod-$(KREL_61)/skiplist/skiplist.ko \
+		btrfs/guest-btrfs.sh
 
 lint: $(CHECKPATCH)
 	perl $(CHECKPATCH) --no-tree --strict --quiet --ignore FILE_PATH_CHANGES \
