@@ -27,6 +27,7 @@ mkdir -p "$out"
 tar -xJf "$src_tar" -C "$out" --strip-components=1 linux-source-6.1/fs/btrfs
 fs=$out/fs/btrfs
 cp "$top/btrfs/extent_map.c" "$top/btrfs/extent_map.h" "$fs/"
+cp "$top/btrfs/extent_map_lockless_tests.c" "$fs/tests/extent-map-lockless-tests.c"
 "$top/btrfs/edit_callers.py" "$fs" | tee "$out/edits.txt"
 # The skiplist's header, and the sanity tests (CONFIG_BTRFS_FS_RUN_SANITY_TESTS
 # is off in Debian's config; it is a build option of btrfs alone).

@@ -19,6 +19,8 @@ where they reached into the rbtree or took the tree's lock:
     extent_map_next_locked() and extent_map_last().
  4. Trees are released where the inode, the chunk tree or a test's tree
     goes away (the skiplist's head leaf is made at the first insert).
+ 5. The project's own sanity tests of the lockless paths run after
+    btrfs's extent map tests.
 
 Every edit names the text it expects and fails loudly if the source
 differs, so a different kernel version stops the build here, not later.
@@ -132,11 +134,21 @@ WALKS = {
         "\textent_map_tree_release(tree);\n"
         "}\n")],
     "inode.c": [(
+        "\tbtrfs_drop_extent_map_range(BTRFS_I(inode), 0, (u64)-1, false);\n"
+        "\tkmem_cache_free(btrfs_inode_cachep, BTRFS_I(inode));\n",
+        "\tbtrfs_drop_extent_map_range(BTRFS_I(inode), 0, (u64)-1, false);\n"
+        "\textent_map_tree_release(&BTRFS_I(inode)->extent_tree);\n"
+        "\tkmem_cache_free(btrfs_inode_cachep, BTRFS_I(inode));\n"), (
         "\tbtrfs_drop_extent_map_range(inode, 0, (u64)-1, false);\n"
         "\tbtrfs_inode_clear_file_extent_range(inode, 0, (u64)-1);\n",
         "\tbtrfs_drop_extent_map_range(inode, 0, (u64)-1, false);\n"
         "\textent_map_tree_release(&inode->extent_tree);\n"
         "\tbtrfs_inode_clear_file_extent_range(inode, 0, (u64)-1);\n")],
+    "tests/btrfs-tests.c": [(
+        "\tret = btrfs_test_extent_map();\n",
+        "\tret = btrfs_test_extent_map();\n"
+        "\tif (!ret)\n"
+        "\t\tret = btrfs_test_extent_map_lockless();\n")],
     "tests/extent-map-tests.c": [(
         "\tstruct extent_map *em;\n"
         "\tstruct rb_node *node;\n\n"
@@ -176,6 +188,19 @@ def edit(path, rel):
     return writes, lone
 
 
+# The project's own sanity tests (extent_map_lockless_tests.c, copied in
+# as tests/extent-map-lockless-tests.c) join btrfs's.
+OTHER = {
+    "tests/btrfs-tests.h": [(
+        "int btrfs_test_extent_map(void);\n",
+        "int btrfs_test_extent_map(void);\n"
+        "int btrfs_test_extent_map_lockless(void);\n")],
+    "Makefile": [(
+        "tests/extent-map-tests.o",
+        "tests/extent-map-tests.o \\\n\ttests/extent-map-lockless-tests.o")],
+}
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -190,6 +215,15 @@ def main():
             w, l = edit(path, rel)
             total_w += w
             total_l += l
+    for rel, edits in OTHER.items():
+        path = os.path.join(top, rel)
+        with open(path) as f:
+            text = f.read()
+        for old, new in edits:
+            text = replace_once(text, old, new, rel)
+        with open(path, "w") as f:
+            f.write(text)
+        print(f"{rel}: the project's sanity tests added")
     left = []
     for dirpath, _, names in os.walk(top):
         for name in names:

@@ -40,6 +40,12 @@
 
 static struct kmem_cache *extent_map_cache;
 
+/* A tree's index, freed after a grace period. */
+struct em_index {
+	struct sl_list list;
+	struct rcu_head rcu;
+};
+
 int __init extent_map_init(void)
 {
 	extent_map_cache = kmem_cache_create("btrfs_extent_map",
@@ -74,9 +80,10 @@ static struct extent_map *em_of(struct sl_slot *slot)
 	return slot ? container_of(slot, struct extent_map, slot) : NULL;
 }
 
+/* An interrupt on the writer's CPU is not the writer. */
 static bool em_writer_is_me(const struct extent_map_tree *tree)
 {
-	return READ_ONCE(tree->writer) == current;
+	return in_task() && READ_ONCE(tree->writer) == current;
 }
 
 /* The index, for the writer (or a walker holding the lock for reading). */
@@ -159,30 +166,34 @@ static void em_release_slot(struct sl_slot *slot, void *arg)
 void extent_map_tree_release(struct extent_map_tree *tree)
 {
 	struct sl_list *map = rcu_dereference_protected(tree->map, true);
+	struct em_index *index;
 
 	if (!map)
 		return;
+	index = container_of(map, struct em_index, list);
 	RCU_INIT_POINTER(tree->map, NULL);
 	sl_destroy(map, em_release_slot, NULL);
-	kfree(map);
+	/* A lookup that broke the rule above still finds it whole. */
+	kfree_rcu(index, rcu);
 }
 
 /* The index, made at the first insert. */
 static struct sl_list *em_map_create(struct extent_map_tree *tree)
 {
 	struct sl_list *map = em_map_locked(tree);
+	struct em_index *index;
 
 	if (map)
 		return map;
-	map = kmalloc(sizeof(*map), GFP_ATOMIC);
-	if (!map)
+	index = kmalloc(sizeof(*index), GFP_ATOMIC);
+	if (!index)
 		return NULL;
-	if (sl_init(map, GFP_ATOMIC)) {
-		kfree(map);
+	if (sl_init(&index->list, GFP_ATOMIC)) {
+		kfree(index);
 		return NULL;
 	}
-	rcu_assign_pointer(tree->map, map);
-	return map;
+	rcu_assign_pointer(tree->map, &index->list);
+	return &index->list;
 }
 
 struct extent_map *alloc_extent_map(void)
@@ -332,6 +343,12 @@ static bool mergable_maps(struct extent_map *prev, struct extent_map *next)
 
 	if (extent_map_end(prev) != next->start || prev->flags != next->flags ||
 	    prev->map_lookup != next->map_lookup)
+		return false;
+	/*
+	 * Lengths whose sum wraps (a map cut at U64_MAX) would leave the
+	 * index covering more than the merged map says (found in review).
+	 */
+	if (prev->len + next->len < prev->len)
 		return false;
 	if (next->block_start == EXTENT_MAP_HOLE)
 		return prev->block_start == EXTENT_MAP_HOLE;
@@ -498,6 +515,25 @@ static void em_device_bits(struct extent_map *em, unsigned int bits, bool set)
 	}
 }
 
+/*
+ * A map the index could not take for want of memory (an insert that
+ * must split a leaf, under the writer's spinning lock).  A modified map
+ * is on no list then, so the next fsync of its inode must be a full one,
+ * as btrfs does when its own split allocation fails.  Only inode trees
+ * hold modified maps.
+ */
+static void em_not_cached(struct extent_map_tree *tree, struct extent_map *em,
+			  int modified, int err)
+{
+	if (err != -ENOMEM)
+		return;
+	pr_warn_ratelimited("btrfs: extent map %llu+%llu not cached: out of memory\n",
+			    em->start, em->len);
+	if (modified)
+		btrfs_set_inode_full_sync(container_of(tree, struct btrfs_inode,
+						       extent_tree));
+}
+
 /* Put @em in the index: 0, -EEXIST on overlap, -ENOMEM, -EINVAL. */
 static int em_insert(struct extent_map_tree *tree, struct extent_map *em)
 {
@@ -535,8 +571,10 @@ int add_extent_mapping(struct extent_map_tree *tree,
 
 	em_assert_writer(tree);
 	ret = em_insert(tree, em);
-	if (ret)
+	if (ret) {
+		em_not_cached(tree, em, modified, ret);
 		return ret;
+	}
 	setup_extent_mapping(tree, em, modified);
 	if (test_bit(EXTENT_FLAG_FS_MAPPING, &em->flags)) {
 		em_device_bits(em, CHUNK_ALLOCATED, true);
@@ -685,8 +723,7 @@ static int em_replace(struct extent_map_tree *tree, struct extent_map *cur,
 	} else {
 		WARN_ON(sl_erase(map, &cur->slot));
 		ret = em_insert(tree, new);
-		WARN_ONCE(ret, "btrfs: extent map %llu+%llu not cached: %d",
-			  new->start, new->len, ret);
+		em_not_cached(tree, new, modified, ret);
 	}
 	cur->in_tree = false;
 	if (!ret)

@@ -59,6 +59,9 @@ enum {
  * @slot.key, so nothing but extent_map.c may change it while the map is
  * in a tree.
  */
+/* @start shares its bytes with @slot.key: 64-bit kernels only. */
+static_assert(sizeof(unsigned long) == sizeof(u64));
+
 struct extent_map {
 	union {
 		struct sl_slot slot;

@@ -344,13 +344,21 @@ static struct sl_dir *sl_dir_alloc(struct sl_list *list, unsigned long count)
 	unsigned long buckets = rounddown_pow_of_two(cap);
 	gfp_t gfp = GFP_KERNEL | __GFP_NOWARN;
 	struct mem_cgroup *old_memcg = NULL;
+	unsigned int nofs;
 	struct sl_dir *dir;
 
 	if (list->dir_memcg) {
 		gfp |= __GFP_ACCOUNT;
 		old_memcg = set_active_memcg(list->dir_memcg);
 	}
+	/*
+	 * No file system reclaim: it may evict the inode that owns this
+	 * list, whose teardown (sl_destroy()) waits for this very work item
+	 * (btrfs's extent maps; found in review).
+	 */
+	nofs = memalloc_nofs_save();
 	dir = kvmalloc(struct_size(dir, mem, sl_dir_words(cap, buckets)), gfp);
+	memalloc_nofs_restore(nofs);
 	if (list->dir_memcg)
 		set_active_memcg(old_memcg);
 	if (!dir)

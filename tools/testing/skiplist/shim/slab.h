@@ -76,6 +76,17 @@ void might_alloc(gfp_t gfp);
 /* Before retrying a failed allocation: yields if @gfp may block. */
 void memalloc_retry_wait(gfp_t gfp);
 
+/* No file system to reclaim here: the scope is only marked. */
+static inline unsigned int memalloc_nofs_save(void)
+{
+	return 0;
+}
+
+static inline void memalloc_nofs_restore(unsigned int flags)
+{
+	(void)flags;
+}
+
 /*
  * Charging checks: while a thread sets shim_gfp_required, each of its
  * kmalloc() and kmem_cache_alloc() calls whose flags lack one of those
