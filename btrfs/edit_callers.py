@@ -173,7 +173,9 @@ def edit(path, rel):
         text = f.read()
     orig = text
     lock = em_lock(text)
-    text, writes = write_lock_re(lock).subn(
+    writes = sum(1 for m in write_lock_re(lock).finditer(text)
+                 if m.group(1) == "lock")
+    text = write_lock_re(lock).sub(
         lambda m: f"extent_map_write_{m.group(1)}({tree_of(m.group(2))});",
         text)
     text, lone = lone_lookup_re(lock).subn(lambda m: m.group("call"), text)
