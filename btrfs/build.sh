@@ -42,6 +42,15 @@ MAKEFLAGS= make -j"$(nproc)" --no-print-directory -C "$kdir" M="$fs" \
 	KBUILD_EXTRA_SYMBOLS="$symvers" modules 2>&1 | tee "$out/build.log" |
 	grep -v '^  [A-Z]' | grep -v 'Skipping BTF' || true
 [ "${PIPESTATUS[0]}" -eq 0 ] || die "build failed: $out/build.log"
+# The project's own files meet its bar: W=1 and sparse, warnings fatal.
+touch "$fs/extent_map.c" "$fs/tests/extent-map-lockless-tests.c"
+MAKEFLAGS= make --no-print-directory -C "$kdir" M="$fs" \
+	CONFIG_BTRFS_FS=m CONFIG_BTRFS_FS_RUN_SANITY_TESTS=y \
+	KBUILD_EXTRA_SYMBOLS="$symvers" W=1 C=1 CF=-Wsparse-error \
+	extent_map.o tests/extent-map-lockless-tests.o > "$out/sparse.log" 2>&1 ||
+	{ cat "$out/sparse.log"; die "W=1 or sparse found a problem in the project's files"; }
+! grep -iE 'warning|error' "$out/sparse.log" ||
+	die "W=1 or sparse warned about the project's files"
 ours=$(modinfo -F vermagic "$fs/btrfs.ko")
 theirs=$(modinfo -F vermagic "$(modinfo -n btrfs -k "$krel")")
 [ "$ours" = "$theirs" ] || die "vermagic '$ours' is not Debian's '$theirs'"

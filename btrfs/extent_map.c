@@ -101,6 +101,7 @@ static struct sl_list *em_map_locked(const struct extent_map_tree *tree)
  * Context: May spin; the section must not sleep.
  */
 void extent_map_write_lock(struct extent_map_tree *tree)
+	__acquires(&tree->lock)
 {
 	write_lock(&tree->lock);
 	write_seqcount_begin(&tree->seq);
@@ -114,6 +115,7 @@ void extent_map_write_lock(struct extent_map_tree *tree)
  * Context: Inside a section started by extent_map_write_lock().
  */
 void extent_map_write_unlock(struct extent_map_tree *tree)
+	__releases(&tree->lock)
 {
 	WRITE_ONCE(tree->writer, NULL);
 	write_seqcount_end(&tree->seq);
@@ -121,6 +123,7 @@ void extent_map_write_unlock(struct extent_map_tree *tree)
 }
 
 static void em_write_cond_resched(struct extent_map_tree *tree)
+	__must_hold(&tree->lock)
 {
 	if (!need_resched() && !rwlock_needbreak(&tree->lock))
 		return;

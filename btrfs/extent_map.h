@@ -130,8 +130,10 @@ static inline u64 extent_map_block_end(struct extent_map *em)
 	return em->block_start + em->block_len;
 }
 
-void extent_map_write_lock(struct extent_map_tree *tree);
-void extent_map_write_unlock(struct extent_map_tree *tree);
+void extent_map_write_lock(struct extent_map_tree *tree)
+	__acquires(&tree->lock);
+void extent_map_write_unlock(struct extent_map_tree *tree)
+	__releases(&tree->lock);
 void extent_map_tree_init(struct extent_map_tree *tree);
 void extent_map_tree_release(struct extent_map_tree *tree);
 struct extent_map *extent_map_first(struct extent_map_tree *tree);
