@@ -71,6 +71,7 @@ struct section_reader {
 	struct extent_map_tree *tree;
 	wait_queue_head_t wait;
 	bool go;
+	bool started;
 	struct completion done;
 	u64 start;
 	u64 len;
@@ -82,6 +83,7 @@ static int section_reader_fn(void *arg)
 	struct extent_map *em;
 
 	wait_event(r->wait, READ_ONCE(r->go));
+	WRITE_ONCE(r->started, true);
 	em = lookup_extent_mapping(r->tree, 0, SZ_4K);
 	if (em) {
 		r->start = em->start;
@@ -94,19 +96,21 @@ static int section_reader_fn(void *arg)
 
 /*
  * [0, 4K) is in the tree.  This task opens a write section, lets a
- * reader thread start its lookup, waits 50 ms inside the section (the
- * reader runs on the other CPU meanwhile), replaces the map by [0, 8K)
- * and closes the section.  The reader must still be waiting when the
- * section closes and must then find [0, 8K).  With one CPU the reader
- * cannot run inside the section, and the test says so.
+ * reader thread start its lookup on the other CPU, waits inside the
+ * section until the reader has called lookup_extent_mapping() and 50 ms
+ * more, replaces the map by [0, 8K) and closes the section.  The reader
+ * must still be waiting when the section closes and must then find
+ * [0, 8K).  With one CPU the reader cannot run inside the section, and
+ * the test says so; with two, a reader that never started inside it
+ * (2 s) fails the test rather than passing it by luck.
  */
 static int test_lookup_waits_for_section(struct extent_map_tree *tree)
 {
 	struct section_reader r = { .tree = tree };
 	struct task_struct *task;
 	struct extent_map *old, *new;
-	bool done_inside;
-	int ret;
+	bool done_inside, started_inside;
+	int waited, ret;
 
 	init_waitqueue_head(&r.wait);
 	init_completion(&r.done);
@@ -125,6 +129,9 @@ static int test_lookup_waits_for_section(struct extent_map_tree *tree)
 	extent_map_write_lock(tree);
 	WRITE_ONCE(r.go, true);
 	wake_up(&r.wait);
+	for (waited = 0; waited < 2000 && !READ_ONCE(r.started); waited++)
+		mdelay(1);
+	started_inside = READ_ONCE(r.started);
 	mdelay(50);
 	old = lookup_extent_mapping(tree, 0, SZ_4K);
 	remove_extent_mapping(tree, old);
@@ -136,8 +143,12 @@ static int test_lookup_waits_for_section(struct extent_map_tree *tree)
 	free_extent_map(new);
 
 	wait_for_completion(&r.done);
-	if (num_online_cpus() < 2)
+	if (num_online_cpus() < 2) {
 		test_msg("one CPU: the reader could not run inside the section");
+	} else if (!started_inside) {
+		test_err("the reader did not start its lookup inside the section");
+		return -EINVAL;
+	}
 	if (ret) {
 		test_err("cannot add [0, 8K): %d", ret);
 		return ret;
