@@ -61,6 +61,13 @@
 #   make bench-iommu the IOMMU demo (sl_iommu.ko) in a 6.1 VM: every fio
 #                    workload of tools/fio/ on every IOVA allocator; results
 #                    in build/bench/iommu.{md,json,png,rst}
+#   make bench-scaling
+#                    for a many-core host: bench-user's indexes, the
+#                    native allocator churn and the IOMMU fio comparison
+#                    (in a VM of as many vCPUs as the host has CPUs) at
+#                    1, 2, 4, ... threads up to the host's CPUs, under
+#                    SCALING_BUDGET seconds a part; results in
+#                    build/bench/scaling.{md,json,png}
 #   make bench-lsm-pool
 #                    the memtable's allocators (pool, malloc, arena) on
 #                    its insert path, ns per operation; results in
@@ -110,6 +117,7 @@ KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h extent/*.[ch] \
 	demo bench-build bench-smoke bench-user bench-user-quick bench-leaf-sweep \
 	bench-lookup-cachesim \
 	bench-kernel bench-tcg-profile bench-native-build bench-alloc-native bench-iommu \
+	bench-scaling \
 	bench-lsm bench-lsm-vm bench-lsm-pool btrfs check-btrfs check-btrfs-long \
 	clean help
 
@@ -217,8 +225,10 @@ mutants:
 	$(PY) $(TOP)/tools/testing/skiplist/mutants.py
 
 # The benchmark must keep building and running: a tiny run of every index,
-# workload and key set, the rbtree peer's own test against a model, and
-# lsm_bench's driver on its test double (tools/bench/lsm/selftest.py).
+# workload and key set, the rbtree peer's own test against a model,
+# lsm_bench's driver on its test double (tools/bench/lsm/selftest.py), and
+# bench-scaling's host parts at 1 and 2 threads through its report (it
+# fails on any figure missing).
 bench-smoke: bench-build bench-native-build
 	$(MAKE) -C tools/bench/user BUILD=$(BUILD)/bench-obj/driver rbtree_selftest
 	$(MAKE) -C tools/bench/lsm BUILD=$(BUILD)/bench-obj/lsm selftest
@@ -229,6 +239,11 @@ bench-smoke: bench-build bench-native-build
 		--rounds 1 > $(BUILD)/bench/smoke/alloc-native.txt
 	$(PY) tools/bench/kernel/report.py $(BUILD)/bench/smoke/alloc-native.txt \
 		--out $(BUILD)/bench/smoke --name alloc-native
+	$(PY) tools/bench/scaling/run.py --out $(BUILD)/bench/smoke --threads 1,2 \
+		--parts user,native --user-items 1000 --user-seconds 0.01 \
+		--user-rounds 1 --native-cell-ms 20 --native-rounds 1 \
+		> $(BUILD)/bench/smoke/scaling.log 2>&1 || \
+		{ tail -20 $(BUILD)/bench/smoke/scaling.log; exit 1; }
 
 # Real kernels: both Debian 12 kernels boot under virtme-ng, load the
 # modules and run test_skiplist.ko; the kernel log must stay clean.
@@ -589,6 +604,35 @@ bench-iommu: setup
 	$(PY) tools/bench/iommu/report.py $(BENCH_DIR)/iommu-vm \
 		--out $(BENCH_DIR) --wall-seconds $$(($$(date +%s) - start)) > /dev/null
 	@cat $(BENCH_DIR)/iommu.md
+
+# The comparisons at 1 to N threads, for a host of 16 or more CPUs
+# (tools/bench/scaling/run.py): bench_user's lookups, 50/50 mix and
+# insert_hole on every index, sl_bench_native's churn on every allocator,
+# and the IOMMU demo's multi-job fio workloads with numjobs set to each
+# count, in one VM of Debian's 6.1 with as many vCPUs as the host has CPUs
+# (KVM where vm-run's probe finds it working, else TCG).  Each part has
+# SCALING_BUDGET seconds: a count predicted to end past it is skipped,
+# and the run then fails after writing its report.  SCALING_THREADS
+# defaults to the powers of two up to the host's CPUs and the CPU count;
+# SCALING_PARTS picks parts; SCALING_ARGS go to run.py (cell times,
+# rounds, key set, backends, the VM's vCPUs and memory: run.py --help).
+# Results: build/bench/scaling.{md,json,png}, the parts' own reports
+# under build/bench/scaling/.  A complete run on 16 or more CPUs rewrites
+# the README's BENCH-SCALING section (SCALING_README= leaves it alone).
+SCALING_THREADS ?=
+SCALING_PARTS ?= user,native,iommu
+SCALING_BUDGET ?= 540
+SCALING_ARGS ?=
+SCALING_README ?= --readme $(TOP)/README.md
+bench-scaling: setup
+	$(MAKE) bench-build bench-native-build
+	$(if $(findstring iommu,$(SCALING_PARTS)),$(MAKE) modules SL_KEY_LOADS=0)
+	@rc=0; $(PY) tools/bench/scaling/run.py --out $(BENCH_DIR) \
+		--parts $(SCALING_PARTS) --budget $(SCALING_BUDGET) \
+		$(if $(SCALING_THREADS),--threads $(SCALING_THREADS)) \
+		$(SCALING_README) $(SCALING_ARGS) || rc=$$?; \
+	test ! -f $(BENCH_DIR)/scaling.md || cat $(BENCH_DIR)/scaling.md; \
+	exit $$rc
 
 # The store against RocksDB (tools/bench/lsm/run.py): lsm_bench, the
 # store's sources at -O2 on the fast shims, on a file, and Debian's

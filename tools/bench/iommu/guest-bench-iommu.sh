@@ -14,6 +14,8 @@
 # Within a workload the backends take turns in a rotating order, so that
 # drift in the emulator's speed does not always favour the same one.
 # SLB_PROFILE lists backends to profile on random reads afterwards.
+# SLB_FIO_DIR is where the job files are (default tools/fio; make
+# bench-scaling gives copies with numjobs scaled to the vCPUs).
 out=${1:?usage: guest-bench-iommu.sh OUTDIR RUNTIME [WORKLOADS [BACKENDS]]}
 runtime=${2:?usage: guest-bench-iommu.sh OUTDIR RUNTIME [WORKLOADS [BACKENDS]]}
 workloads=$(echo "${3:-seqwrite,randread,randwrite,randread-1job,mixed}" | tr , " ")
@@ -25,8 +27,9 @@ command -v fio >/dev/null || { echo "guest: fio missing: run 'make setup'"; exit
 for f in skiplist/skiplist.ko extent/sl_extent.ko iommu_demo/sl_iommu.ko; do
 	[ -f "$kmod/$f" ] || { echo "guest: $kmod/$f missing: run 'make modules'"; exit 1; }
 done
+fio_dir=${SLB_FIO_DIR:-tools/fio}
 for w in $workloads; do
-	[ -f "tools/fio/$w.fio" ] || { echo "guest: no job file tools/fio/$w.fio"; exit 1; }
+	[ -f "$fio_dir/$w.fio" ] || { echo "guest: no job file $fio_dir/$w.fio"; exit 1; }
 done
 rounds=${SLB_ROUNDS:-1}
 mkdir -p "$out" || exit 1
@@ -60,7 +63,7 @@ run_round() {
 			cell=$out/r$1/$w--$b
 			head -1 /proc/stat > "$cell.cpu"
 			SLB_DEV=/dev/slblk$n fio --output-format=json --time_based \
-				--runtime="$runtime" "tools/fio/$w.fio" \
+				--runtime="$runtime" "$fio_dir/$w.fio" \
 				> "$cell.json" 2> "$cell.err" || {
 				echo "guest: FAIL: fio $w on $b:"
 				head -5 "$cell.err"
