@@ -3,7 +3,8 @@
 """make bench-scaling: the project's comparisons at 1 to N threads.
 
 Three parts, each within its own time budget (--budget seconds), each
-measured at every thread count of --threads in ascending order:
+measured at every thread count of --threads, the largest first and then
+the rest from the smallest up (run_order()):
   user    bench_user (tools/bench/user): the skiplist against the rbtree
           (spinlock and rwlock), tbb::concurrent_map, libcds's skiplist
           and the maple tree; lookups and a 50/50 mix on one key set
@@ -18,10 +19,12 @@ measured at every thread count of --threads in ascending order:
           the host's CPUs), the multi-job workloads of tools/fio/ with
           numjobs set to each thread count in turn (guest-scaling-iommu.sh).
 A thread count whose predicted time (the slowest count before it, and a
-quarter more) would end past the part's budget is skipped, and so is
-every count after it; a process still running at the end of the budget
-is killed.  Either makes the run incomplete: the report says so and this
-script exits 1 after writing it.
+quarter more) would end past the part's budget is skipped; a process
+still running at the end of the budget is killed.  Either makes the run
+incomplete: the report says so and this script exits 1 after writing
+it.  Since the largest count, the slowest, runs first, a budget too short
+loses counts from the middle of the curve, never the comparison at the
+host's CPUs or the one-thread baseline.
 
 The default thread counts are the powers of two up to the host's CPUs,
 and the CPU count itself when it is not one (a 24-CPU host runs 1, 2, 4,
@@ -136,15 +139,20 @@ class Part:
                 "failed": {str(t): why for t, why in self.failed.items()}}
 
 
+def run_order(threads):
+    """The largest count first (the comparison at the host's CPUs, and
+    the slowest, so that it sets the prediction for the rest), then the
+    others from one thread up."""
+    return threads[-1:] + threads[:-1]
+
+
 def per_count(part, threads, body):
     """body(t) for each thread count while the budget allows."""
-    for t in threads:
-        if part.skipped or not part.fits_next():
-            if not part.skipped:
-                log(f"{part.name}: {t} threads and up skipped: "
-                    f"{part.elapsed():.0f} s of the {part.budget:.0f} s budget "
-                    f"gone, the slowest count so far took "
-                    f"{max(part.durations.values()):.0f} s")
+    for t in run_order(threads):
+        if not part.fits_next():
+            log(f"{part.name}: {t} threads skipped: {part.elapsed():.0f} s of "
+                f"the {part.budget:.0f} s budget gone, the slowest count so "
+                f"far took {max(part.durations.values()):.0f} s")
             part.skipped.append(t)
             continue
         start = time.monotonic()
@@ -153,9 +161,6 @@ def per_count(part, threads, body):
         part.durations[t] = time.monotonic() - start
         if not ok:
             log(f"{part.name}: {t} threads: {part.failed.get(t)}")
-            if part.remaining() <= 0:
-                part.skipped += [x for x in threads if x > t]
-                return
 
 
 def user_groups(args):
@@ -285,8 +290,9 @@ def run_iommu(args, work, threads):
            f"SL_SCALING_BUDGET={guest_budget}", f"SLB_ROUNDS={args.iommu_rounds}",
            "tools/bench/scaling/guest-scaling-iommu.sh", vm_out, fio_dir,
            str(args.iommu_seconds), args.iommu_workloads, args.iommu_backends,
-           ",".join(map(str, threads))]
-    log(f"iommu: one VM, {args.vm_cpus} vCPUs, fio with {','.join(map(str, threads))} jobs")
+           ",".join(map(str, run_order(threads)))]
+    log(f"iommu: one VM, {args.vm_cpus} vCPUs, fio with "
+        f"{','.join(map(str, run_order(threads)))} jobs")
     rc = subprocess.run(cmd).returncode
     skipped = set()
     try:
@@ -334,8 +340,8 @@ def main():
     g.add_argument("--user-keyset", default="uniform")
     g.add_argument("--user-workloads", default="lookup,mix50,insert_hole")
     g.add_argument("--user-impls", help="bench_user's --impls (default all)")
-    g.add_argument("--user-seconds", type=float, default=0.3)
-    g.add_argument("--user-rounds", type=int, default=3)
+    g.add_argument("--user-seconds", type=float, default=1.0)
+    g.add_argument("--user-rounds", type=int, default=1)
     g = ap.add_argument_group("native part (sl_bench_native)")
     g.add_argument("--native-bin", default=os.path.join(ob, "native/sl_bench_native"))
     g.add_argument("--native-allocators", help="sl_bench_native's --allocators "
