@@ -96,6 +96,15 @@ def host_info():
     return info
 
 
+def loadavg():
+    """The 1, 5 and 15 minute load averages: a busy host's figures are
+    not an idle one's."""
+    try:
+        return [float(x) for x in open("/proc/loadavg").read().split()[:3]]
+    except (OSError, ValueError):
+        return None
+
+
 def host_line(h, vm):
     cores = (f"{h['cores']} cores in {h['sockets']} socket(s), "
              f"{h['threads_per_core']} thread(s) per core" if h.get("cores")
@@ -104,6 +113,9 @@ def host_line(h, vm):
             else "not a virtual machine (no hypervisor in lscpu)")
     s = (f"{h['cpu']}, {h['cpus']} CPUs ({cores}), {h['memory_gib']} GiB, "
          f"Linux {h['kernel']}, {h['os']}, {h['gcc']}; the host is {virt}")
+    if h.get("loadavg_start") and h.get("loadavg_end"):
+        s += (f"; load average (1 min) {h['loadavg_start'][0]:g} at the start, "
+              f"{h['loadavg_end'][0]:g} at the end")
     if vm:
         s += (f"; the IOMMU part's VM: guest kernel {vm.get('kernel')}, "
               f"{vm.get('vcpus')} vCPUs, QEMU "
@@ -210,6 +222,8 @@ def plot(series, panels, title, path):
                              squeeze=False)
     for ax, (part, wl) in zip(axes.flat, panels):
         threads = sorted({s["threads"] for s in series if s["part"] == part})
+        values = [s["value"] for s in series
+                  if (s["part"], s["workload"]) == (part, wl) and s["value"] > 0]
         for impl in impls_of(series, part, wl):
             pts = sorted((s["threads"], s["value"]) for s in series
                          if (s["part"], s["workload"], s["impl"]) == (part, wl, impl)
@@ -222,8 +236,11 @@ def plot(series, panels, title, path):
         ax.set_xticks(threads)
         ax.set_xticklabels([str(t) for t in threads])
         ax.set_yscale("log")
-        # Labels at 1, 2 and 5 of each decade, none between.
-        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        # Labels at 1, 2 and 5 of each decade where the panel spans few
+        # decades, at each decade where it spans many; none between.
+        few = values and max(values) / min(values) < 100
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)
+                                              if few else (1.0,)))
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
         ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel("fio jobs" if part == "iommu" else "threads")

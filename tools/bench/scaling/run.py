@@ -352,7 +352,7 @@ def main():
     g.add_argument("--vm-cpus", type=int, default=os.cpu_count(),
                    help="the VM's vCPUs (default: the host's CPUs)")
     g.add_argument("--vm-memory", default="4G")
-    g.add_argument("--iommu-seconds", type=int, default=4)
+    g.add_argument("--iommu-seconds", type=int, default=3)
     g.add_argument("--iommu-rounds", type=int, default=1)
     g.add_argument("--iommu-workloads", default="randread,randwrite")
     g.add_argument("--iommu-backends",
@@ -367,6 +367,7 @@ def main():
     if args.budget <= 0:
         sys.exit("bench-scaling: --budget must be positive")
     host = report.host_info()
+    host["loadavg_start"] = report.loadavg()
     threads = thread_list(args.threads, host["cpus"])
     for p, exe in (("user", args.user_bin), ("native", args.native_bin)):
         if p in parts and not os.access(exe, os.X_OK):
@@ -393,6 +394,7 @@ def main():
         part = fn(args, work, threads)
         record["parts"][p] = part.record()
         log(f"{p}: {part.elapsed():.0f} s of {part.budget:.0f}")
+    host["loadavg_end"] = report.loadavg()
     with open(os.path.join(work, "run.json"), "w") as f:
         json.dump(record, f, indent=1)
         f.write("\n")
