@@ -262,6 +262,21 @@ def scaled_job(src, jobs):
     return "\n".join(out) + "\n"
 
 
+def job_file(workload):
+    return os.path.join(TOP, "tools/fio", f"{workload}.fio")
+
+
+def check_job_files(workloads):
+    for w in workloads.split(","):
+        try:
+            scaled_job(job_file(w), 2)
+        except OSError:
+            sys.exit(f"bench-scaling: iommu workload {w}: no job file "
+                     f"{os.path.relpath(job_file(w), TOP)}")
+        except ValueError as e:
+            sys.exit(f"bench-scaling: iommu workload {w}: {e}")
+
+
 def run_iommu(args, work, threads):
     part = Part("iommu", args.budget)
     fio_dir = os.path.join(work, "fio")
@@ -270,13 +285,8 @@ def run_iommu(args, work, threads):
     for t in threads:
         os.makedirs(os.path.join(fio_dir, f"j{t}"), exist_ok=True)
         for w in workloads:
-            src = os.path.join(TOP, "tools/fio", f"{w}.fio")
-            try:
-                text = scaled_job(src, t)
-            except (OSError, ValueError) as e:
-                sys.exit(f"bench-scaling: iommu workload {w}: {e}")
             with open(os.path.join(fio_dir, f"j{t}", f"{w}.fio"), "w") as f:
-                f.write(text)
+                f.write(scaled_job(job_file(w), t))
     os.makedirs(vm_out, exist_ok=True)
     # The guest's clock is its uptime: the time before it boots (and
     # vm-run's KVM probe, the first time on a machine) is taken off here.
@@ -373,6 +383,8 @@ def main():
         if p in parts and not os.access(exe, os.X_OK):
             sys.exit(f"bench-scaling: {exe} missing: run 'make bench-build "
                      "bench-native-build'")
+    if "iommu" in parts:
+        check_job_files(args.iommu_workloads)
 
     work = os.path.join(args.out, "scaling")
     # Nothing of an earlier run may mix into this one's report.
