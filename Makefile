@@ -57,7 +57,8 @@
 #   make bench-alloc-native
 #                    sl_bench.ko's allocator workloads built as a native
 #                    program, the kernel's IOVA allocator beside ours;
-#                    results in build/bench/alloc-native.{md,json,png}
+#                    results in build/bench/alloc-native.{md,json,png} and
+#                    Documentation/extent.rst
 #   make bench-iommu the IOMMU demo (sl_iommu.ko) in a 6.1 VM: every fio
 #                    workload of tools/fio/ on every IOVA allocator; results
 #                    in build/bench/iommu.{md,json,png,rst}
@@ -729,11 +730,17 @@ $(NATIVE_OBJ)/sl_bench_native: $(NATIVE_OURS) $(NATIVE_OBJ)/iova.o \
 BENCH_NATIVE_ARGS ?= --threads 1,2 --cell-ms 500 --rounds 5
 bench-native-build: $(NATIVE_OBJ)/sl_bench_native
 
+# A run rewrites the BENCH-ALLOC-NATIVE section of Documentation/extent.rst
+# (BENCH_NATIVE_REPORT_ARGS= leaves it alone), naming the host's load
+# average at the start and the end, since the host may be shared.
+BENCH_NATIVE_REPORT_ARGS ?= --doc $(TOP)/Documentation/extent.rst
 bench-alloc-native: setup bench-native-build
 	mkdir -p $(BENCH_DIR)
-	$(NATIVE_OBJ)/sl_bench_native $(BENCH_NATIVE_ARGS) > $(BENCH_DIR)/alloc-native.txt
+	{ echo "load before=$$(cut -d' ' -f1 /proc/loadavg)"; \
+	  $(NATIVE_OBJ)/sl_bench_native $(BENCH_NATIVE_ARGS) && \
+	  echo "load after=$$(cut -d' ' -f1 /proc/loadavg)"; } > $(BENCH_DIR)/alloc-native.txt
 	$(PY) tools/bench/kernel/report.py $(BENCH_DIR)/alloc-native.txt \
-		--out $(BENCH_DIR) --name alloc-native
+		--out $(BENCH_DIR) --name alloc-native $(BENCH_NATIVE_REPORT_ARGS)
 	@cat $(BENCH_DIR)/alloc-native.md
 
 # Keys per leaf, chosen by measurement: the benchmark and the memory figures
