@@ -61,7 +61,8 @@
 #                    Documentation/extent.rst
 #   make bench-iommu the IOMMU demo (sl_iommu.ko) in a 6.1 VM: every fio
 #                    workload of tools/fio/ on every IOVA allocator; results
-#                    in build/bench/iommu.{md,json,png,rst}
+#                    in build/bench/iommu.{md,json,png,rst} and
+#                    Documentation/iommu_demo.rst
 #   make bench-lsm-pool
 #                    the memtable's allocators (pool, malloc, arena) on
 #                    its insert path, ns per operation; results in
@@ -606,6 +607,9 @@ BENCH_IOMMU_WORKLOADS ?= seqwrite,randread,randwrite,randread-1job,mixed
 BENCH_IOMMU_BACKENDS ?= none,rbtree,iova,maple,skiplist,skiplist-nocache
 # Profiled afterwards on random reads (perf; build/bench/iommu-vm/profile--*.txt).
 BENCH_IOMMU_PROFILE ?= none,iova,skiplist,skiplist-nocache
+# A run rewrites the Results section of Documentation/iommu_demo.rst;
+# BENCH_IOMMU_REPORT_ARGS= leaves it alone (make demo's short run).
+BENCH_IOMMU_REPORT_ARGS ?= --doc $(TOP)/Documentation/iommu_demo.rst
 bench-iommu: setup
 	$(MAKE) modules SL_KEY_LOADS=0
 	rm -rf $(BENCH_DIR)/iommu-vm
@@ -618,7 +622,8 @@ bench-iommu: setup
 		tools/bench/iommu/guest-bench-iommu.sh $(BENCH_DIR)/iommu-vm \
 		$(BENCH_IOMMU_SECONDS) $(BENCH_IOMMU_WORKLOADS) $(BENCH_IOMMU_BACKENDS) && \
 	$(PY) tools/bench/iommu/report.py $(BENCH_DIR)/iommu-vm \
-		--out $(BENCH_DIR) --wall-seconds $$(($$(date +%s) - start)) > /dev/null
+		--out $(BENCH_DIR) --wall-seconds $$(($$(date +%s) - start)) \
+		$(BENCH_IOMMU_REPORT_ARGS) > /dev/null
 	@cat $(BENCH_DIR)/iommu.md
 
 # The store against RocksDB (tools/bench/lsm/run.py): lsm_bench, the
@@ -806,7 +811,8 @@ demo: setup
 	$(BUILD)/test/stress --seconds 8 --phases 4
 	$(MAKE) bench-user-quick
 	$(MAKE) bench-iommu BENCH_IOMMU_SECONDS=4 BENCH_IOMMU_ROUNDS=1 \
-		BENCH_IOMMU_WORKLOADS=randread,randwrite BENCH_IOMMU_PROFILE=
+		BENCH_IOMMU_WORKLOADS=randread,randwrite BENCH_IOMMU_PROFILE= \
+		BENCH_IOMMU_REPORT_ARGS=
 	$(MAKE) bench-lsm BENCH_LSM_ARGS=--quick
 
 clean:
