@@ -228,6 +228,7 @@ htmldocs: $(KDOC_DIR)/.extracted
 		{ echo "Sphinx or its theme missing: run 'make setup'"; exit 1; }
 	@command -v dot >/dev/null || \
 		{ echo "graphviz (dot) missing: run 'make setup'"; exit 1; }
+	rm -rf $(BUILD)/htmldocs
 	SL_KERNELDOC_DIR=$(KDOC_DIR) $(PY) -m sphinx -b html -E -W --keep-going -q \
 		-d $(BUILD)/htmldocs-doctrees Documentation $(BUILD)/htmldocs
 	@echo "htmldocs: no warnings; open $(BUILD)/htmldocs/index.html"
