@@ -8,7 +8,8 @@
 #   make check       the whole test suite: userspace tests under ASan and
 #                    UBSan, the modules built against 6.1 and 6.12 with W=1
 #                    and sparse and loaded into both kernels in a VM,
-#                    checkpatch, and the mutation checks
+#                    checkpatch, the mutation checks, and the HTML
+#                    documentation built without a warning
 #   make check-soak  the store's soak for SOAK_SECONDS (300): threads of
 #                    random operations against an oracle, power cuts and
 #                    reopens (make check runs it beside lint and mutants)
@@ -489,7 +490,7 @@ check: setup
 	@$(call timed_beside,check-user+check-btrfs,check-vm check-vm-lsm check-crash)
 	@# Alone: it measures how long the index stalls its callers.
 	@$(call timed,check-vm-stall STALL_N=$(STALL_CHECK_N) STALL_MODES=none)
-	@$(call timed_beside,check-soak mutants+lint+bench-smoke,check-debug,19)
+	@$(call timed_beside,check-soak mutants+lint+bench-smoke+htmldocs,check-debug,19)
 	@echo "check: all passed; seconds per part (parts beside others overlap them):"
 	@cat $(CHECK_TIMES)
 	@echo "$$(( $$(date +%s) - $$(cat $(BUILD)/check-start) )) s	in all, wall clock"
