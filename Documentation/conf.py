@@ -6,7 +6,9 @@
 # kernel's own kernel-doc extension (Documentation/sphinx/kerneldoc.py and
 # kernellog.py) and scripts/kernel-doc, which make htmldocs extracts from
 # Debian's linux-source-6.1 into build/kernel-doc: the project carries none
-# of the kernel's code.
+# of the kernel's code.  With Sphinx 5.3 the extension needs only
+# kernellog.py beside it; the kernel's cdomain.py is for Sphinx before 3,
+# and Sphinx's own C domain reads what kernel-doc writes.
 
 import os
 import sys
@@ -30,24 +32,6 @@ kerneldoc_bin = os.path.join(kdoc, "scripts", "kernel-doc")
 kerneldoc_srctree = top
 kerneldoc_verbosity = 1
 os.environ["KDOC_WERROR"] = "1"
-
-# Annotations that prefix or follow declarations in the headers; Sphinx's C
-# domain (Sphinx >= 3) must be told they are not types.
-c_id_attributes = [
-    "__always_inline",
-    "__must_check",
-    "__init",
-    "__exit",
-    "__rcu",
-    "__percpu",
-]
-c_paren_attributes = [
-    "__acquires",
-    "__releases",
-    "__must_hold",
-    "__printf",
-    "__aligned",
-]
 
 source_suffix = ".rst"
 master_doc = "index"
