@@ -8,7 +8,8 @@
 #   make check       the whole test suite: userspace tests under ASan and
 #                    UBSan, the modules built against 6.1 and 6.12 with W=1
 #                    and sparse and loaded into both kernels in a VM,
-#                    checkpatch, and the mutation checks
+#                    checkpatch, the mutation checks, and the HTML
+#                    documentation built without a warning
 #   make check-soak  the store's soak for SOAK_SECONDS (300): threads of
 #                    random operations against an oracle, power cuts and
 #                    reopens (make check runs it beside lint and mutants)
@@ -57,10 +58,12 @@
 #   make bench-alloc-native
 #                    sl_bench.ko's allocator workloads built as a native
 #                    program, the kernel's IOVA allocator beside ours;
-#                    results in build/bench/alloc-native.{md,json,png}
+#                    results in build/bench/alloc-native.{md,json,png} and
+#                    Documentation/extent.rst
 #   make bench-iommu the IOMMU demo (sl_iommu.ko) in a 6.1 VM: every fio
 #                    workload of tools/fio/ on every IOVA allocator; results
-#                    in build/bench/iommu.{md,json,png,rst}
+#                    in build/bench/iommu.{md,json,png,rst} and
+#                    Documentation/iommu_demo.rst
 #   make bench-scaling
 #                    for a many-core host: bench-user's indexes, the
 #                    native allocator churn and the IOMMU fio comparison
@@ -94,6 +97,9 @@
 #                    btrfs check and scrub (part of make check)
 #   make check-btrfs-long
 #                    the same with 100,000 extents and 5 minutes of stress
+#   make htmldocs    the HTML documentation, with the API reference from the
+#                    sources' kernel-doc comments, in build/htmldocs (any
+#                    warning fails it; part of make check)
 #   make help        this text
 
 TOP := $(CURDIR)
@@ -119,7 +125,7 @@ KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h extent/*.[ch] \
 	bench-kernel bench-tcg-profile bench-native-build bench-alloc-native bench-iommu \
 	bench-scaling \
 	bench-lsm bench-lsm-vm bench-lsm-pool btrfs check-btrfs check-btrfs-long \
-	clean help
+	htmldocs clean help
 
 all: modules
 
@@ -207,6 +213,34 @@ lint: $(CHECKPATCH)
 	perl $(CHECKPATCH) --no-tree --strict --quiet --ignore FILE_PATH_CHANGES \
 		-f $(KERNEL_C)
 	@echo "lint: checkpatch --strict clean on $(words $(KERNEL_C)) files"
+
+# HTML documentation from Documentation/ with Sphinx.  The API reference
+# comes from the sources' kernel-doc comments through the kernel's own
+# kernel-doc extension and script, extracted from Debian's
+# linux-source-6.1 into build/kernel-doc (the project carries none of the
+# kernel's code).  Any warning, kernel-doc's included, fails the build; -E
+# reads every page each time, so that a warning is never hidden by a page
+# left unread because it did not change.
+KDOC_DIR := $(BUILD)/kernel-doc
+KDOC_FILES := scripts/kernel-doc Documentation/sphinx/kerneldoc.py \
+	Documentation/sphinx/kernellog.py
+$(KDOC_DIR)/.extracted:
+	@test -f /usr/src/linux-source-6.1.tar.xz || \
+		{ echo "linux-source-6.1 missing: run 'make setup'"; exit 1; }
+	rm -rf $(KDOC_DIR) && mkdir -p $(KDOC_DIR)
+	tar -xJf /usr/src/linux-source-6.1.tar.xz -C $(KDOC_DIR) \
+		--strip-components=1 $(addprefix linux-source-6.1/,$(KDOC_FILES))
+	touch $@
+
+htmldocs: $(KDOC_DIR)/.extracted
+	@$(PY) -c 'import sphinx, sphinx_rtd_theme' 2>/dev/null || \
+		{ echo "Sphinx or its theme missing: run 'make setup'"; exit 1; }
+	@command -v dot >/dev/null || \
+		{ echo "graphviz (dot) missing: run 'make setup'"; exit 1; }
+	rm -rf $(BUILD)/htmldocs
+	SL_KERNELDOC_DIR=$(KDOC_DIR) $(PY) -m sphinx -b html -E -W --keep-going -q \
+		-d $(BUILD)/htmldocs-doctrees Documentation $(BUILD)/htmldocs
+	@echo "htmldocs: no warnings; open $(BUILD)/htmldocs/index.html"
 
 check-user:
 	$(MAKE) -j$(NPROC) -C tools/testing/skiplist all
@@ -471,7 +505,7 @@ check: setup
 	@$(call timed_beside,check-user+check-btrfs,check-vm check-vm-lsm check-crash)
 	@# Alone: it measures how long the index stalls its callers.
 	@$(call timed,check-vm-stall STALL_N=$(STALL_CHECK_N) STALL_MODES=none)
-	@$(call timed_beside,check-soak mutants+lint+bench-smoke,check-debug,19)
+	@$(call timed_beside,check-soak mutants+lint+bench-smoke+htmldocs,check-debug,19)
 	@echo "check: all passed; seconds per part (parts beside others overlap them):"
 	@cat $(CHECK_TIMES)
 	@echo "$$(( $$(date +%s) - $$(cat $(BUILD)/check-start) )) s	in all, wall clock"
@@ -590,6 +624,9 @@ BENCH_IOMMU_WORKLOADS ?= seqwrite,randread,randwrite,randread-1job,mixed
 BENCH_IOMMU_BACKENDS ?= none,rbtree,iova,maple,skiplist,skiplist-nocache
 # Profiled afterwards on random reads (perf; build/bench/iommu-vm/profile--*.txt).
 BENCH_IOMMU_PROFILE ?= none,iova,skiplist,skiplist-nocache
+# A run rewrites the Results section of Documentation/iommu_demo.rst;
+# BENCH_IOMMU_REPORT_ARGS= leaves it alone (make demo's short run).
+BENCH_IOMMU_REPORT_ARGS ?= --doc $(TOP)/Documentation/iommu_demo.rst
 bench-iommu: setup
 	$(MAKE) modules SL_KEY_LOADS=0
 	rm -rf $(BENCH_DIR)/iommu-vm
@@ -602,7 +639,8 @@ bench-iommu: setup
 		tools/bench/iommu/guest-bench-iommu.sh $(BENCH_DIR)/iommu-vm \
 		$(BENCH_IOMMU_SECONDS) $(BENCH_IOMMU_WORKLOADS) $(BENCH_IOMMU_BACKENDS) && \
 	$(PY) tools/bench/iommu/report.py $(BENCH_DIR)/iommu-vm \
-		--out $(BENCH_DIR) --wall-seconds $$(($$(date +%s) - start)) > /dev/null
+		--out $(BENCH_DIR) --wall-seconds $$(($$(date +%s) - start)) \
+		$(BENCH_IOMMU_REPORT_ARGS) > /dev/null
 	@cat $(BENCH_DIR)/iommu.md
 
 # The comparisons at 1 to N threads, for a host of 16 or more CPUs
@@ -743,11 +781,17 @@ $(NATIVE_OBJ)/sl_bench_native: $(NATIVE_OURS) $(NATIVE_OBJ)/iova.o \
 BENCH_NATIVE_ARGS ?= --threads 1,2 --cell-ms 500 --rounds 5
 bench-native-build: $(NATIVE_OBJ)/sl_bench_native
 
+# A run rewrites the BENCH-ALLOC-NATIVE section of Documentation/extent.rst
+# (BENCH_NATIVE_REPORT_ARGS= leaves it alone), naming the host's load
+# average at the start and the end, since the host may be shared.
+BENCH_NATIVE_REPORT_ARGS ?= --doc $(TOP)/Documentation/extent.rst
 bench-alloc-native: setup bench-native-build
 	mkdir -p $(BENCH_DIR)
-	$(NATIVE_OBJ)/sl_bench_native $(BENCH_NATIVE_ARGS) > $(BENCH_DIR)/alloc-native.txt
+	{ echo "load before=$$(cut -d' ' -f1 /proc/loadavg)"; \
+	  $(NATIVE_OBJ)/sl_bench_native $(BENCH_NATIVE_ARGS) && \
+	  echo "load after=$$(cut -d' ' -f1 /proc/loadavg)"; } > $(BENCH_DIR)/alloc-native.txt
 	$(PY) tools/bench/kernel/report.py $(BENCH_DIR)/alloc-native.txt \
-		--out $(BENCH_DIR) --name alloc-native
+		--out $(BENCH_DIR) --name alloc-native $(BENCH_NATIVE_REPORT_ARGS)
 	@cat $(BENCH_DIR)/alloc-native.md
 
 # Keys per leaf, chosen by measurement: the benchmark and the memory figures
@@ -813,7 +857,8 @@ demo: setup
 	$(BUILD)/test/stress --seconds 8 --phases 4
 	$(MAKE) bench-user-quick
 	$(MAKE) bench-iommu BENCH_IOMMU_SECONDS=4 BENCH_IOMMU_ROUNDS=1 \
-		BENCH_IOMMU_WORKLOADS=randread,randwrite BENCH_IOMMU_PROFILE=
+		BENCH_IOMMU_WORKLOADS=randread,randwrite BENCH_IOMMU_PROFILE= \
+		BENCH_IOMMU_REPORT_ARGS=
 	$(MAKE) bench-lsm BENCH_LSM_ARGS=--quick
 
 clean:

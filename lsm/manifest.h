@@ -50,8 +50,10 @@ void lsm_edit_free(struct lsm_edit *e);
  * @persisted_seq: every write up to this one is in runs
  * @runs:          the runs, oldest first
  * @nr_runs:       how many
+ * @cap_runs:      how many @runs has room for
  * @segs:          the live log segments, in log order
  * @nr_segs:       how many
+ * @cap_segs:      how many @segs has room for
  * @bytes:         bytes written to the manifest
  * @failed:        an edit failed after the state in memory took it: the
  *                 device may not hold what memory does, so that no later

@@ -72,6 +72,9 @@ struct mem_cgroup;
  * @dir_dying: leaves that died while a rebuild ran, waiting for it to end
  * @dir_memcg: the memory cgroup the directory is charged to, or NULL
  * @dir_work: the rebuild
+ * @gaps_searched: set by the first gap search; until then no gap bound
+ *          has been tightened, so inserts and deletes skip raising them
+ *          (gap.c)
  *
  * All fields are private to the implementation.
  */
@@ -92,6 +95,13 @@ struct sl_list {
 
 /**
  * struct sl_iter - a cursor for ordered iteration
+ * @list:     the list iterated
+ * @leaf:     the leaf the cursor is in
+ * @seq:      @leaf's sequence count when the cursor read it
+ * @idx:      the index in @leaf of the first key at or after @pos
+ * @pos:      the cursor: the slot after it is the first with a key >= @pos
+ * @past_end: the cursor is after the slot at key ULONG_MAX, where no @pos
+ *            can put it
  *
  * The cursor sits between two keys, like a bidirectional list iterator:
  * sl_iter_next() returns the slot after it and moves past that slot,
@@ -116,7 +126,7 @@ struct sl_iter {
  * @leaves:    leaves in the list, the head included
  * @bytes:     memory the index allocated for its leaves and its leaf
  *             directory (the slots are the caller's and are not counted)
- * @height:    leaves per tower height; @height[h - 1] counts height h
+ * @height:    leaves per tower height, those of height h at index h - 1
  * @key_loads: keys loaded by searches of all lists since the module was
  *             loaded; 0 unless built with SL_COUNT_KEY_LOADS
  */

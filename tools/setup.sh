@@ -38,6 +38,7 @@ if ! command -v apt-get >/dev/null || ! grep -q 'VERSION_ID="12"' /etc/os-releas
 	echo "  gcc g++ make sparse liburcu-dev libtbb-dev libcds-dev python3-matplotlib" >&2
 	echo "  rocksdb-tools librocksdb-dev (RocksDB 7.8.3: db_bench and its library)" >&2
 	echo "  linux-headers for 6.1 and 6.12, linux-source-6.1" >&2
+	echo "  python3-sphinx python3-sphinx-rtd-theme graphviz (make htmldocs)" >&2
 	exit 1
 fi
 
@@ -48,6 +49,8 @@ pkgs=(build-essential make gcc g++ xz-utils perl python3 python3-matplotlib
       rocksdb-tools  # RocksDB's db_bench, the peer of make bench-lsm
       librocksdb-dev  # its library, for the extent workloads' RocksDB side
       btrfs-progs  # mkfs.btrfs, btrfs check and scrub for make check-btrfs
+      python3-sphinx python3-sphinx-rtd-theme  # make htmldocs and its theme
+      graphviz  # dot, for the pictures of make htmldocs
       file)  # virtme-ng runs file(1) on the guest's init
 p612=$(headers_612 || true)
 if [ -z "$p612" ]; then

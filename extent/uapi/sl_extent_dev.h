@@ -96,7 +96,8 @@ struct sl_em_ioc_add {
  * struct sl_em_ioc_lookup - SL_EM_IOC_LOOKUP: the extent mapping an offset
  * @offset: the file offset looked up
  * @extent: out: the extent containing @offset; -ENOENT if none does
- * @flags, @reserved: zero
+ * @flags:    zero
+ * @reserved: zero
  */
 struct sl_em_ioc_lookup {
 	__u64 offset;
@@ -111,7 +112,8 @@ struct sl_em_ioc_lookup {
  * @len:    units, >= 1
  * @extent: out, SL_EM_IOC_FIRST_OVERLAP only: the extent with the lowest
  *          start among those overlapping the range; -ENOENT if none
- * @flags, @reserved: zero
+ * @flags:    zero
+ * @reserved: zero
  *
  * SL_EM_IOC_FIRST_OVERLAP: find the first extent meeting the range.
  * SL_EM_IOC_DROP: unmap the range, a punch: extents inside it go, extents
@@ -131,7 +133,8 @@ struct sl_em_ioc_range {
  * @pos:    where to look from
  * @extent: out: the first extent that ends after @pos, the one containing
  *          @pos or else the lowest starting above it; -ENOENT if none
- * @flags, @reserved: zero
+ * @flags:    zero
+ * @reserved: zero
  *
  * To continue, call again with @pos = @extent.start + @extent.len (if
  * that wraps to 0, the extent reached the last offset and the walk is
@@ -148,7 +151,8 @@ struct sl_em_ioc_next {
  * struct sl_em_ioc_remove - SL_EM_IOC_REMOVE: remove one whole extent
  * @start: the extent's first unit, exactly; -ENOENT if no extent starts
  *         there
- * @flags, @reserved: zero
+ * @flags:    zero
+ * @reserved: zero
  */
 struct sl_em_ioc_remove {
 	__u64 start;
@@ -159,7 +163,8 @@ struct sl_em_ioc_remove {
 /**
  * struct sl_em_ioc_count - SL_EM_IOC_COUNT: the number of extents
  * @count: out: extents in the map
- * @flags, @reserved: zero
+ * @flags:    zero
+ * @reserved: zero
  */
 struct sl_em_ioc_count {
 	__u64 count;
@@ -231,7 +236,8 @@ struct sl_ra_ioc_alloc {
  * struct sl_ra_ioc_range - a range of the allocator's space
  * @start: first unit
  * @size:  units, >= 1
- * @flags, @reserved: zero
+ * @flags:    zero
+ * @reserved: zero
  *
  * Both must lie inside the space: -ERANGE otherwise.
  * SL_RA_IOC_FREE: return a range allocated or reserved earlier, with the
@@ -257,7 +263,8 @@ struct sl_ra_ioc_range {
  * @largest_free:  the longest run of free units
  * @fragmentation: per mille of the free space outside its longest run
  *                 (0: all free space is one run)
- * @flags, @reserved: zero
+ * @flags:    zero
+ * @reserved: zero
  *
  * A snapshot: exact only while no other thread allocates or frees.
  */
@@ -275,7 +282,8 @@ struct sl_ra_ioc_stats {
  * struct sl_ra_ioc_shadow - SL_RA_IOC_SHADOW: the shadow bitmap's verdict
  * @errors: out: overlapping allocations and frees of free units seen so
  *          far; 0 unless the allocator is broken
- * @flags, @reserved: zero
+ * @flags:    zero
+ * @reserved: zero
  *
  * -ENODATA if the allocator was created without SL_RA_INIT_SHADOW.
  */

@@ -58,9 +58,12 @@ struct sl_ioc_extent {
 
 /**
  * struct sl_ioc_insert - SL_IOC_INSERT: insert [key, key + size)
- * @key, @size, @value: the extent; @size >= 1 and key + size - 1 must not
- *                      wrap past 2^64 - 1 (-EINVAL)
- * @flags, @reserved:   zero
+ * @key:    first unit of the extent
+ * @size:   units it covers; >= 1, and key + size - 1 must not wrap past
+ *          2^64 - 1 (-EINVAL)
+ * @value:  its value
+ * @flags:    zero
+ * @reserved: zero
  *
  * -EEXIST if it overlaps an extent in the index.
  */
@@ -84,7 +87,8 @@ struct sl_ioc_insert {
  * @value:  value of the new extent
  * @key:    out: the start claimed (see "Results" above for a @key that
  *          cannot be written)
- * @flags, @reserved: zero
+ * @flags:    zero
+ * @reserved: zero
  *
  * Finds the lowest fitting start at or above @hint (else at or above @min)
  * and inserts the extent there atomically.  -ENOSPC if nothing fits.
@@ -105,7 +109,8 @@ struct sl_ioc_insert_hole {
  * struct sl_ioc_lookup - SL_IOC_LOOKUP: the extent containing a key
  * @key:    the unit looked up
  * @extent: out: the extent; -ENOENT if none contains @key
- * @flags, @reserved: zero
+ * @flags:    zero
+ * @reserved: zero
  */
 struct sl_ioc_lookup {
 	__u64 key;
@@ -119,7 +124,8 @@ struct sl_ioc_lookup {
  * @start:  first unit of the range
  * @end:    one past its last unit; must be above @start (-EINVAL)
  * @extent: out: the overlapping extent with the lowest key; -ENOENT if none
- * @flags, @reserved: zero
+ * @flags:    zero
+ * @reserved: zero
  */
 struct sl_ioc_overlap {
 	__u64 start;
@@ -132,7 +138,8 @@ struct sl_ioc_overlap {
 /**
  * struct sl_ioc_delete - SL_IOC_DELETE: remove the extent starting at @key
  * @key: its first unit, exactly; -ENOENT if no extent starts there
- * @flags, @reserved: zero
+ * @flags:    zero
+ * @reserved: zero
  */
 struct sl_ioc_delete {
 	__u64 key;
@@ -178,8 +185,9 @@ struct sl_ioc_iterate {
  * @bytes:     bytes the index allocated for its leaves and its leaf directory
  * @key_loads: keys loaded by searches of all indexes since skiplist.ko
  *             was loaded
- * @height:    leaves per tower height; @height[h - 1] counts height h
- * @flags, @reserved: zero
+ * @height:    leaves per tower height, those of height h at index h - 1
+ * @flags:    zero
+ * @reserved: zero
  */
 struct sl_ioc_stats {
 	__u64 items;

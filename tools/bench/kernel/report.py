@@ -22,7 +22,8 @@ fragmented tables), so that they are never typed by hand.
 
 The native build of the allocator workloads (native/sl_bench_native)
 prints the same lines; --name alloc-native writes its report under that
-name, headed as a native run.
+name, headed as a native run, and --doc rewrites the page's
+BENCH-ALLOC-NATIVE section (the README has none).
 
 Usage: report.py RESULTS.txt [--out DIR] [--name NAME] [--wall-seconds S]
                  [--readme README.md] [--doc Documentation/extent.rst]
@@ -65,8 +66,11 @@ UNITS = {"scan": "M extents/s", "fill": "M inserts/s"}
 
 
 def parse(path):
-    """Result records, the machine line and error lines of a results file."""
-    results, errors, machine, done = [], [], {}, []
+    """Result records, the machine line and error lines of a results file.
+    "load before=L" and "load after=L" lines (the host's load average
+    around a native run) join the machine's fields as load_before and
+    load_after."""
+    results, errors, machine, done, load = [], [], {}, [], {}
     with open(path) as f:
         for line in f:
             words = line.split()
@@ -79,6 +83,8 @@ def parse(path):
                 errors.append(fields)
             elif words[0] == "done":
                 done.append(fields)
+            elif words[0] == "load":
+                load.update(fields)
             elif words[0] == "result":
                 rec = {}
                 names = {"min": "ops_per_sec_min", "max": "ops_per_sec_max"}
@@ -89,6 +95,7 @@ def parse(path):
                     except ValueError:
                         rec[k] = v
                 results.append(rec)
+    machine.update({f"load_{k}": v for k, v in load.items()})
     return results, errors, machine, done
 
 
@@ -379,9 +386,9 @@ def goal_rows(goals, keysets):
     return rows
 
 
-def rst(results, idx, machine):
+def rst(results, idx, machine, threads="kthreads"):
     """The churn table as Documentation/extent.rst shows it (Mops/s per
-    allocator and kthread count)."""
+    allocator and @threads count)."""
     out = [f".. guest kernel {machine.get('kernel', '?')}, "
            f"{machine.get('vcpus', '?')} vCPUs, {machine.get('cell_ms', '?')}"
            f" ms x {machine.get('rounds', '?')} rounds per cell, medians", ""]
@@ -391,7 +398,7 @@ def rst(results, idx, machine):
         rows = [[str(t)] + [fmt(mops(idx.get(("churn", a, 0, t, None))))
                             for a in present]
                 for t in threads_of(results, ["churn"])]
-        out += rst_table(["kthreads"] + present, rows)
+        out += rst_table([threads] + present, rows)
     else:
         out.append(".. no churn results in this run")
     return "\n".join(out) + "\n"
@@ -499,9 +506,9 @@ def main():
     when = datetime.datetime.fromtimestamp(
         os.path.getmtime(args.results),
         datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    host = host_info()
     module_s = sum(int(d.get("seconds", 0)) for d in done)
     native = machine.get("native") == "1"
+    host = host_info(native)
     if native:
         md.append("# Allocator workloads of sl_bench.ko, built natively\n")
         md.append(f"Measured by `make bench-alloc-native` on {host_info(native=True)}: "
@@ -554,6 +561,8 @@ def main():
                        "wall_seconds": args.wall_seconds},
            "results": results, "ratios": ratios, "frag_scaling": scaling,
            "goals": goals, "failures": errors}
+    doc["machine"].update({k: float(v) for k, v in machine.items()
+                           if k.startswith("load_")})
     with open(os.path.join(args.out, f"{args.name}.json"), "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
@@ -563,27 +572,46 @@ def main():
         f.write(rst(results, idx, machine))
     plot(results, idx, os.path.join(args.out, f"{args.name}.png"))
 
-    stamp = (f"guest kernel {machine.get('kernel', '?')}, {machine.get('vcpus', '?')} "
-             f"vCPUs, on {host}; {machine.get('cell_ms', '?')} ms per round, the "
-             f"median of {machine.get('rounds', '?')} rounds per cell; {when}")
-    churn_rst = rst(results, idx, machine).splitlines()[2:]
+    if native:
+        load = ""
+        if "load_before" in machine and "load_after" in machine:
+            load = (f" (load average {machine['load_before']} at the start, "
+                    f"{machine['load_after']} at the end)")
+        stamp = (f"on {host_info(native=True)}{load}; {machine.get('cell_ms', '?')} ms "
+                 f"per round, the median of {machine.get('rounds', '?')} rounds "
+                 f"per cell; {when}")
+    else:
+        stamp = (f"guest kernel {machine.get('kernel', '?')}, {machine.get('vcpus', '?')} "
+                 f"vCPUs, on {host}; {machine.get('cell_ms', '?')} ms per round, the "
+                 f"median of {machine.get('rounds', '?')} rounds per cell; {when}")
+    churn_rst = rst(results, idx, machine,
+                    "threads" if native else "kthreads").splitlines()[2:]
     frag_rows = [[sc["workload"], sc["impl"], f"{sc['alloc_ns_low'] / 1e3:.1f}",
                   f"{sc['alloc_ns_high'] / 1e3:.1f}", f"{sc['ratio']:.2f}x",
                   f"{sc['op_ratio']:.2f}x", f"{sc['spread_high']:.1f}x"]
                  for sc in scaling]
-    readme = ["<!-- BENCH-KERNEL:BEGIN (generated by tools/bench/kernel/report.py; do not edit) -->",
-              f"Measured by `make bench-kernel`: {stamp}.  Each goal's figure on "
-              "every key set, and the verdict on the worst realistic set (every "
-              "set but `even`); all tables are in `build/bench/kernel.md`:", ""]
-    readme += goal_md + ["<!-- BENCH-KERNEL:END -->"]
-    replace_block(args.readme, "<!-- BENCH-KERNEL:BEGIN", "<!-- BENCH-KERNEL:END -->",
-                  readme)
-    doc_rst = [".. BENCH-KERNEL:BEGIN (generated by tools/bench/kernel/report.py; do not edit)",
-               ""] + textwrap.wrap(
-                   f"Latest run of ``make bench-kernel``: {stamp}.  Each goal's "
-                   "figure on every key set (``tools/bench/kernel/keyset.h``), and "
-                   "the verdict on the worst realistic set (every set but even); "
-                   "the allocator goals have one figure each:", 75) + [""]
+    if not native:
+        readme = ["<!-- BENCH-KERNEL:BEGIN (generated by tools/bench/kernel/report.py; do not edit) -->",
+                  f"Measured by `make bench-kernel`: {stamp}.  Each goal's figure on "
+                  "every key set, and the verdict on the worst realistic set (every "
+                  "set but `even`); all tables are in `build/bench/kernel.md`:", ""]
+        readme += goal_md + ["<!-- BENCH-KERNEL:END -->"]
+        replace_block(args.readme, "<!-- BENCH-KERNEL:BEGIN", "<!-- BENCH-KERNEL:END -->",
+                      readme)
+    # The Documentation page's section is named for the run: BENCH-KERNEL,
+    # BENCH-ALLOC-NATIVE.
+    marker = f"BENCH-{args.name.upper()}"
+    if native:
+        intro = (f"Latest run of ``make bench-alloc-native``: {stamp}.  The "
+                 "allocator goals of ``make bench-kernel``, measured natively "
+                 "(all tables are in ``build/bench/alloc-native.md``):")
+    else:
+        intro = (f"Latest run of ``make bench-kernel``: {stamp}.  Each goal's "
+                 "figure on every key set (``tools/bench/kernel/keyset.h``), and "
+                 "the verdict on the worst realistic set (every set but even); "
+                 "the allocator goals have one figure each:")
+    doc_rst = [f".. {marker}:BEGIN (generated by tools/bench/kernel/report.py; do not edit)",
+               ""] + textwrap.wrap(intro, 75) + [""]
     doc_rst += rst_table(goal_head[:-2] + ["worst realistic set", "met"],
                          [[c.replace("**", "") if c == "**no**" else c for c in row]
                           for row in goal_rows(goals, keysets)])
@@ -598,8 +626,8 @@ def main():
                               "spread"], frag_rows)
     if churn_rst and not churn_rst[0].startswith(".. no churn"):
         doc_rst += ["", "Churn, millions of free+alloc pairs per second:", ""] + churn_rst
-    doc_rst += ["", ".. BENCH-KERNEL:END"]
-    replace_block(args.doc, ".. BENCH-KERNEL:BEGIN", ".. BENCH-KERNEL:END", doc_rst)
+    doc_rst += ["", f".. {marker}:END"]
+    replace_block(args.doc, f".. {marker}:BEGIN", f".. {marker}:END", doc_rst)
     if errors or bad:
         sys.exit(f"report.py: the run had errors (see {args.name}.md)")
 
