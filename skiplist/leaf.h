@@ -200,6 +200,49 @@ DECLARE_PER_CPU(unsigned long, sl_key_load_count);
 #define sl_known_above(next, rejected)	((next) == (rejected))
 #endif
 
+/**
+ * struct sl_counters - what a published list counts, per CPU
+ * @read_retries: reader snapshots that did not hold (a writer was in the
+ *                leaf) and were taken again
+ * @gap_retries:  gap searches, raises and tightenings that had to look
+ *                again (sl_gap_retry's reasons), and holes another writer
+ *                took first
+ * @dir_rebuilds: directory rebuilds that ran to the end
+ *
+ * Counted only on the paths that retry, never on a lookup that does not,
+ * and only while the list is in debugfs (debugfs.c).
+ */
+struct sl_counters {
+	unsigned long read_retries;
+	unsigned long gap_retries;
+	unsigned long dir_rebuilds;
+};
+
+/**
+ * struct sl_debugfs - a list published in debugfs
+ * @dir:      its directory
+ * @counters: its counters, per CPU
+ * @rcu:      for freeing after the counters' last users, who hold only
+ *            rcu_read_lock(), are done
+ */
+struct sl_debugfs {
+	struct dentry *dir;
+	struct sl_counters __percpu *counters;
+	struct rcu_head rcu;
+};
+
+/*
+ * Count an event of a published list (struct sl_counters); nothing for a
+ * list that is not.  Caller holds rcu_read_lock(), which keeps the
+ * counters from being freed under it (sl_debugfs_remove()).
+ */
+#define sl_count_stat(list, field) do {					\
+	struct sl_debugfs *__dbg = rcu_dereference((list)->debugfs);	\
+									\
+	if (__dbg)							\
+		this_cpu_inc(__dbg->counters->field);			\
+} while (0)
+
 /* A forward pointer of a leaf whose lock the caller holds. */
 static inline struct sl_leaf *sl_next_locked(struct sl_leaf *leaf,
 					     unsigned int level)
@@ -380,7 +423,10 @@ void sl_gap_raise(struct sl_list *list, unsigned long key, unsigned long gap);
 void sl_gap_absorb(struct sl_link *dead, struct sl_link *pred);
 void sl_gap_note(struct sl_list *list, unsigned long key);
 bool sl_gap_find(struct sl_list *list, unsigned long from, unsigned long room,
-		 unsigned long size, unsigned long align, unsigned long *found);
+		 unsigned long size, unsigned long align, unsigned long *found,
+		 unsigned long *visits);
+void sl_gap_retried(struct sl_list *list, unsigned int level,
+		    unsigned int why);
 int sl_gap_check_link(struct sl_leaf *owner, unsigned int level,
 		      unsigned long real);
 unsigned long sl_gap_check_run(unsigned long first, unsigned long last);
@@ -401,6 +447,8 @@ struct sl_dir_entry {
 /**
  * struct sl_dir - the directory of a list's leaves
  * @rcu:  for freeing after a grace period
+ * @built_ns: when it was published (ktime_get_ns()), for its age in
+ *        debugfs
  * @cap:  room for entries
  * @nr:   entries
  * @entry: the leaves, by lower fence, strictly increasing; @entry[0] is
@@ -416,6 +464,7 @@ struct sl_dir_entry {
  */
 struct sl_dir {
 	struct rcu_head rcu;
+	u64 built_ns;
 	unsigned long cap;
 	unsigned long nr;
 	struct sl_dir_entry *entry;
@@ -491,6 +540,10 @@ void sl_dir_quiesce(struct sl_list *list);
 void sl_dir_destroy(struct sl_list *list);
 unsigned long sl_dir_bytes(struct sl_list *list);
 int sl_dir_check(struct sl_list *list);
+
+/* debugfs.c */
+void sl_debugfs_init(void);
+void sl_debugfs_exit(void);
 
 /* tower.c */
 void sl_tower_link(struct sl_list *list, struct sl_leaf *leaf);

@@ -55,7 +55,9 @@ static inline unsigned long sl_slot_last(const struct sl_slot *slot)
 
 struct sl_leaf;
 struct sl_dir;
+struct sl_debugfs;
 struct mem_cgroup;
+struct dentry;
 
 /**
  * struct sl_list - a skiplist range index
@@ -72,6 +74,9 @@ struct mem_cgroup;
  * @dir_dying: leaves that died while a rebuild ran, waiting for it to end
  * @dir_memcg: the memory cgroup the directory is charged to, or NULL
  * @dir_work: the rebuild
+ * @gaps_searched: set by the first gap search; raises start then (gap.c)
+ * @debugfs: the list's files and counters in debugfs, while it is
+ *          published there (sl_debugfs_add()), or NULL
  *
  * All fields are private to the implementation.
  */
@@ -88,6 +93,7 @@ struct sl_list {
 	struct mem_cgroup *dir_memcg;
 	struct work_struct dir_work;
 	int gaps_searched;
+	struct sl_debugfs __rcu *debugfs;
 };
 
 /**
@@ -154,5 +160,10 @@ struct sl_slot *sl_iter_prev(struct sl_iter *iter);
 void sl_stats(struct sl_list *list, struct sl_stats *stats);
 unsigned long sl_key_loads(void);
 int sl_check(struct sl_list *list);
+
+int sl_debugfs_add(struct sl_list *list, struct dentry *parent,
+		   const char *name);
+void sl_debugfs_remove(struct sl_list *list);
+struct dentry *sl_debugfs_dir(void);
 
 #endif /* _SKIPLIST_H */

@@ -1572,7 +1572,8 @@ static void sl_wrap_work(struct work_struct *work)
 			break;
 		rcu_read_lock();
 		/* Nothing has 4 units: looks through the span, tightens it. */
-		sl_gap_find(sl_partner.list, 0, sl_partner.key - 1, 4, 1, &at);
+		sl_gap_find(sl_partner.list, 0, sl_partner.key - 1, 4, 1, &at,
+			    NULL);
 		sl_gap_raise(sl_partner.list, 4, 1);
 		rcu_read_unlock();
 	}
@@ -1845,7 +1846,8 @@ static void test_gap_search_unlink(void)
 	sl_ul.armed = true;
 	sl_window_hook = sl_search_unlink_window;
 	rcu_read_lock();
-	found = sl_gap_find(&sl_ul.list, 0, sl_ul.last, sl_ul.g_size, 1, &at);
+	found = sl_gap_find(&sl_ul.list, 0, sl_ul.last, sl_ul.g_size, 1, &at,
+			    NULL);
 	rcu_read_unlock();
 	SL_EXPECT(found && at == sl_ul.g_start);
 	sl_partner_finish();
@@ -1881,11 +1883,12 @@ static void test_gap_unlink_window(void)
 	sl_partner_start(&sl_ul.list, sl_ul.kill, sl_ul_kill_work);
 	SL_EXPECT(sl_partner_wait() == SL_PARTNER_STALLED);
 	rcu_read_lock();
-	found = sl_gap_find(&sl_ul.list, 0, sl_ul.last, sl_ul.g_size, 1, &at);
+	found = sl_gap_find(&sl_ul.list, 0, sl_ul.last, sl_ul.g_size, 1, &at,
+			    NULL);
 	SL_EXPECT(found && at == sl_ul.g_start);
 	/* Nothing fits: it looks through, and tightens, every span. */
 	SL_EXPECT(!sl_gap_find(&sl_ul.list, 0, sl_ul.last, sl_ul.g_size + 1, 1,
-			       &at));
+			       &at, NULL));
 	rcu_read_unlock();
 	SL_EXPECT(sl_test_remove(&sl_ul.list, sl_ul.f_key));
 	sl_partner_finish();
@@ -2038,7 +2041,7 @@ static void sl_ll_link_and_tighten(const struct sl_window_at *at)
 	sl_ll.armed = false;
 	sl_partner_finish();
 	SL_EXPECT(!sl_gap_find(at->list, sl_ll.p->lo, sl_ll.x->lo - 1,
-			       sl_ll.g_size, 1, &found));
+			       sl_ll.g_size, 1, &found, NULL));
 }
 
 static void sl_ll_window(const struct sl_window_at *at, enum sl_window win,
@@ -2113,7 +2116,8 @@ static void test_gap_search_link(void)
 			       sl_ll.last + 1, 0, &key) == -ENOSPC);
 	sl_ll.armed = true;
 	rcu_read_lock();
-	found = sl_gap_find(&sl_ll.list, 0, sl_ll.last, sl_ll.g_size, 1, &at);
+	found = sl_gap_find(&sl_ll.list, 0, sl_ll.last, sl_ll.g_size, 1, &at,
+			    NULL);
 	rcu_read_unlock();
 	sl_window_hook = NULL;
 	SL_EXPECT(found && at == sl_ll.g_start);
