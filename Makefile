@@ -103,6 +103,10 @@ CHECKPATCH := $(BUILD)/tools/checkpatch/checkpatch.pl
 KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h extent/*.[ch] \
 	extent/uapi/*.h iommu_demo/*.[ch] tools/bench/kernel/*.c tools/peers/*.h \
 	lsm/*.[ch] lsm/uapi/*.h btrfs/*.[ch])
+# The trace headers are laid out as the kernel's own (TRACE_EVENT() with
+# one part per line), which --strict's two layout checks below reject.
+TRACE_H := $(wildcard skiplist/trace/events/*.h extent/trace/events/*.h \
+	lsm/trace/events/*.h)
 
 .PHONY: all modules setup check check-user check-soak check-kernel check-vm check-vm-lsm check-crash \
 	check-crash-long check-crash-mutants check-vm-stall check-debug \
@@ -198,7 +202,10 @@ check-btrfs-long:
 lint: $(CHECKPATCH)
 	perl $(CHECKPATCH) --no-tree --strict --quiet --ignore FILE_PATH_CHANGES \
 		-f $(KERNEL_C)
-	@echo "lint: checkpatch --strict clean on $(words $(KERNEL_C)) files"
+	perl $(CHECKPATCH) --no-tree --strict --quiet \
+		--ignore FILE_PATH_CHANGES,OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT \
+		-f $(TRACE_H)
+	@echo "lint: checkpatch --strict clean on $(words $(KERNEL_C) $(TRACE_H)) files"
 
 check-user:
 	$(MAKE) -j$(NPROC) -C tools/testing/skiplist all

@@ -70,7 +70,7 @@ static int sl_list_stats_show(struct seq_file *m, void *unused)
 	struct sl_counters sum = {};
 	struct sl_debugfs *dbg;
 	struct sl_stats st;
-	unsigned int h;
+	unsigned int h, i;
 	int cpu;
 
 	/*
@@ -91,13 +91,12 @@ static int sl_list_stats_show(struct seq_file *m, void *unused)
 	for_each_possible_cpu(cpu) {
 		struct sl_counters *c = per_cpu_ptr(dbg->counters, cpu);
 
-		sum.read_retries += READ_ONCE(c->read_retries);
-		sum.gap_retries += READ_ONCE(c->gap_retries);
-		sum.dir_rebuilds += READ_ONCE(c->dir_rebuilds);
+		for (i = 0; i < SL_COUNT_NR; i++)
+			sum.n[i] += READ_ONCE(c->n[i]);
 	}
-	seq_printf(m, "dir_rebuilds %lu\n", sum.dir_rebuilds);
-	seq_printf(m, "read_retries %lu\n", sum.read_retries);
-	seq_printf(m, "gap_retries %lu\n", sum.gap_retries);
+	seq_printf(m, "dir_rebuilds %lu\n", sum.n[SL_COUNT_DIR_REBUILDS]);
+	seq_printf(m, "read_retries %lu\n", sum.n[SL_COUNT_READ_RETRIES]);
+	seq_printf(m, "gap_retries %lu\n", sum.n[SL_COUNT_GAP_RETRIES]);
 	seq_printf(m, "gaps_searched %d\n", READ_ONCE(list->gaps_searched));
 	return 0;
 }

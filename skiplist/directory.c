@@ -385,7 +385,7 @@ static void sl_dir_rebuilt(struct sl_list *list, struct sl_dir *dir,
 {
 	rcu_read_lock();
 	if (outcome == SL_TRACE_DIR_PUBLISHED || outcome == SL_TRACE_DIR_NONE)
-		sl_count_stat(list, dir_rebuilds);
+		sl_count_stat(list, SL_COUNT_DIR_REBUILDS);
 	rcu_read_unlock();
 	trace_sl_dir_rebuild(list, count, dir ? dir->nr : 0,
 			     dir ? sl_dir_size(dir) : 0, outcome,

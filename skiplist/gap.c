@@ -149,7 +149,7 @@ EXPORT_SYMBOL_GPL(sl_gap_visits);	/* test_skiplist.ko; declared in leaf.h */
 noinline __cold void sl_gap_retried(struct sl_list *list, unsigned int level,
 				    unsigned int why)
 {
-	sl_count_stat(list, gap_retries);
+	sl_count_stat(list, SL_COUNT_GAP_RETRIES);
 	trace_sl_gap_retry(list, level, why);
 }
 

@@ -200,22 +200,26 @@ DECLARE_PER_CPU(unsigned long, sl_key_load_count);
 #define sl_known_above(next, rejected)	((next) == (rejected))
 #endif
 
-/**
- * struct sl_counters - what a published list counts, per CPU
- * @read_retries: reader snapshots that did not hold (a writer was in the
- *                leaf) and were taken again
- * @gap_retries:  gap searches, raises and tightenings that had to look
- *                again (sl_gap_retry's reasons), and holes another writer
- *                took first
- * @dir_rebuilds: directory rebuilds that ran to the end
- *
- * Counted only on the paths that retry, never on a lookup that does not,
- * and only while the list is in debugfs (debugfs.c).
+/*
+ * What a published list counts, per CPU (struct sl_counters), only on the
+ * paths that retry, never on a lookup that does not, and only while the
+ * list is in debugfs (debugfs.c):
+ *  - SL_COUNT_READ_RETRIES: reader snapshots that did not hold (a writer
+ *    was in the leaf) and were taken again;
+ *  - SL_COUNT_GAP_RETRIES: gap searches, raises and tightenings that had
+ *    to look again (sl_gap_retry's reasons), and holes another writer
+ *    took first;
+ *  - SL_COUNT_DIR_REBUILDS: directory rebuilds that ran to the end.
  */
+enum sl_counter {
+	SL_COUNT_READ_RETRIES,
+	SL_COUNT_GAP_RETRIES,
+	SL_COUNT_DIR_REBUILDS,
+	SL_COUNT_NR
+};
+
 struct sl_counters {
-	unsigned long read_retries;
-	unsigned long gap_retries;
-	unsigned long dir_rebuilds;
+	unsigned long n[SL_COUNT_NR];
 };
 
 /**
@@ -232,16 +236,17 @@ struct sl_debugfs {
 };
 
 /*
- * Count an event of a published list (struct sl_counters); nothing for a
- * list that is not.  Caller holds rcu_read_lock(), which keeps the
- * counters from being freed under it (sl_debugfs_remove()).
+ * Count an event of a published list; nothing for a list that is not.
+ * Caller holds rcu_read_lock(), which keeps the counters from being freed
+ * under it (sl_debugfs_remove()).
  */
-#define sl_count_stat(list, field) do {					\
-	struct sl_debugfs *__dbg = rcu_dereference((list)->debugfs);	\
-									\
-	if (__dbg)							\
-		this_cpu_inc(__dbg->counters->field);			\
-} while (0)
+static inline void sl_count_stat(struct sl_list *list, enum sl_counter which)
+{
+	struct sl_debugfs *dbg = rcu_dereference(list->debugfs);
+
+	if (dbg)
+		this_cpu_inc(dbg->counters->n[which]);
+}
 
 /* A forward pointer of a leaf whose lock the caller holds. */
 static inline struct sl_leaf *sl_next_locked(struct sl_leaf *leaf,

@@ -66,7 +66,7 @@ static noinline __cold void sl_read_retried(struct sl_list *list,
 					    unsigned long key,
 					    unsigned int where)
 {
-	sl_count_stat(list, read_retries);
+	sl_count_stat(list, SL_COUNT_READ_RETRIES);
 	trace_sl_read_retry(list, key, leaf->lo, where);
 }
 
