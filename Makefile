@@ -210,6 +210,8 @@ lint: $(CHECKPATCH)
 check-user:
 	$(MAKE) -j$(NPROC) -C tools/testing/skiplist all
 	$(MAKE) -C tools/testing/skiplist check
+	$(MAKE) -C tools/slctl
+	tools/slctl/test-top.sh $(BUILD)/test/debugfs_dump $(BUILD)/tools/slctl
 	$(MAKE) -j$(NPROC) -C tools/testing/lsm all
 	$(MAKE) -C tools/testing/lsm check
 
@@ -475,7 +477,11 @@ check: setup
 # measured where the directory does not hide it.
 include tools/testing/skiplist/flavour.mk
 SL_TOP := $(TOP)
-$(eval $(call sl_flavour,FAST,$(BUILD)/bench-obj/fast,-O2 -DSHIM_FAST -DSHIM_RCU_QSBR))
+# BENCH_CFLAGS=-DSHIM_FAST_TRACE keeps the tracepoints in, disabled, as a
+# load and a branch each: what they may cost at most (Documentation/
+# tracing.rst, "Cost"); build into another BUILD= to compare.
+BENCH_CFLAGS ?=
+$(eval $(call sl_flavour,FAST,$(BUILD)/bench-obj/fast,-O2 -DSHIM_FAST -DSHIM_RCU_QSBR $(BENCH_CFLAGS)))
 $(eval $(call sl_flavour,LOADS,$(BUILD)/bench-obj/loads,-O2 -DSHIM_FAST -DSL_COUNT_KEY_LOADS))
 $(eval $(call sl_flavour,DESCENT,$(BUILD)/bench-obj/descent,-O2 -DSHIM_FAST -DSL_COUNT_KEY_LOADS -DSL_NO_DIRECTORY))
 $(eval $(call sl_flavour,NOSKIP,$(BUILD)/bench-obj/noskip,-O2 -DSHIM_FAST -DSL_COUNT_KEY_LOADS -DSL_NO_DIRECTORY -DSL_NO_SKIP_REJECTED))

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Userspace shim: a debugfs tree and seq_file buffers (debugfs.h). */
 #include <pthread.h>
+#include <sys/stat.h>
 #include "debugfs.h"
 
 struct dentry {
@@ -145,6 +146,51 @@ char *shim_debugfs_read(const char *path)
 	SHIM_ASSERT(!d->fops->show(&m, NULL), "a debugfs show failed");
 	pthread_rwlock_unlock(&shim_debugfs_lock);
 	return m.buf;
+}
+
+/* Write @d's files, what a read shows, under @path; the lock held. */
+static int shim_debugfs_dump_at(struct dentry *d, const char *path)
+{
+	struct dentry *c;
+	char sub[1024];
+
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -errno;
+	for (c = d->child; c; c = c->sibling) {
+		snprintf(sub, sizeof(sub), "%s/%s", path, c->name);
+		if (!c->fops) {
+			int ret = shim_debugfs_dump_at(c, sub);
+
+			if (ret)
+				return ret;
+		} else {
+			struct seq_file m = { .size = 256 };
+			FILE *f;
+
+			m.buf = malloc(m.size);
+			SHIM_ASSERT(m.buf, "out of memory for a debugfs read");
+			m.buf[0] = '\0';
+			m.private = c->data;
+			SHIM_ASSERT(!c->fops->show(&m, NULL), "a debugfs show failed");
+			f = fopen(sub, "w");
+			if (!f || fputs(m.buf, f) < 0 || fclose(f)) {
+				free(m.buf);
+				return -EIO;
+			}
+			free(m.buf);
+		}
+	}
+	return 0;
+}
+
+int shim_debugfs_dump(const char *path)
+{
+	int ret;
+
+	pthread_rwlock_rdlock(&shim_debugfs_lock);
+	ret = shim_debugfs_dump_at(&shim_debugfs_top, path);
+	pthread_rwlock_unlock(&shim_debugfs_lock);
+	return ret;
 }
 
 long shim_debugfs_live(void)

@@ -59,6 +59,12 @@ void debugfs_remove(struct dentry *dentry);
 char *shim_debugfs_read(const char *path);
 /* Whether a file or directory is at @path. */
 bool shim_debugfs_exists(const char *path);
+/*
+ * Write the tree under the directory @path, each file as a read shows
+ * it: a copy of debugfs for tools that read it (slctl top's test).
+ * 0 or -errno.
+ */
+int shim_debugfs_dump(const char *path);
 /* Entries made and not removed, the top directories included. */
 long shim_debugfs_live(void);
 
