@@ -244,16 +244,26 @@ bench-smoke: bench-build bench-native-build
 # The guest runs test_skiplist.ko, the kselftests of /dev/skiplist (with
 # FUZZ_IOCTLS random ioctls) and /dev/sl_extent, the IOMMU demo's test (fio
 # verify on every backend) and a module life-cycle test.
+# The guest also checks the modules' events, debugfs and slctl top
+# (tools/vm/guest-observe.sh) and leaves its trace in OBSERVE_61/_612,
+# which tools/trace/trace_plot.py turns into pictures here.
 FUZZ_IOCTLS ?= 100000
+OBSERVE_61 = $(BUILD)/vm/$(KREL_61)/observe
+OBSERVE_612 = $(BUILD)/vm/$(KREL_612)/observe
 check-vm: check-kernel
 	$(MAKE) -C selftests/skiplist
 	$(MAKE) -C selftests/extent
 	$(MAKE) -C tools/slctl
 	$(TOP)/tools/vm/test-scan.sh
+	rm -rf $(OBSERVE_61) $(OBSERVE_612)
 	$(TOP)/tools/vm/vm-run --kernel 6.1 --timeout 1200 -- \
-		SL_FUZZ_IOCTLS=$(FUZZ_IOCTLS) tools/vm/guest-selftests.sh
+		SL_FUZZ_IOCTLS=$(FUZZ_IOCTLS) SL_OBSERVE_OUT=$(OBSERVE_61) \
+		tools/vm/guest-selftests.sh
+	$(PY) tools/trace/trace_plot.py $(OBSERVE_61)/trace.txt -o $(OBSERVE_61)
 	$(TOP)/tools/vm/vm-run --kernel 6.12 --timeout 1200 -- \
-		SL_FUZZ_IOCTLS=$(FUZZ_IOCTLS) tools/vm/guest-selftests.sh
+		SL_FUZZ_IOCTLS=$(FUZZ_IOCTLS) SL_OBSERVE_OUT=$(OBSERVE_612) \
+		tools/vm/guest-selftests.sh
+	$(PY) tools/trace/trace_plot.py $(OBSERVE_612)/trace.txt -o $(OBSERVE_612)
 
 # The store in both kernels (tools/vm/guest-lsm.sh), each on a fresh
 # sparse image of LSM_DISK_MB as a virtio disk with serial "sllsm", and a
