@@ -17,6 +17,7 @@ Usage: trace_plot.py TRACE [-o DIR] [--list ID] [--summary FILE.json]
 
 import argparse
 import json
+import math
 import re
 import sys
 from collections import Counter, defaultdict
@@ -74,7 +75,9 @@ def summarize(events):
 def plot_latency(plt, latency, out):
     fig, ax = plt.subplots(figsize=(8, 4.5))
     top = max(max(v) for v in latency.values())
-    edges = [1.0]
+    low = max(1, min(min(v) for v in latency.values()))
+    # Ten bins a decade, from the decade of the fastest call.
+    edges = [10.0 ** int(math.log10(low))]
     while edges[-1] < top * 1.2:
         edges.append(edges[-1] * 10 ** 0.1)
     for e in LATENCY_EVENTS:
