@@ -19,6 +19,9 @@
  *  - Call the functions that walk the whole list (sl_destroy(), sl_check(),
  *    sl_stats()) from process context, outside rcu_read_lock(): they walk
  *    in bounded chunks and sleep between them.
+ *  - Publish a list in debugfs, if at all, with sl_debugfs_add() and take
+ *    it out with sl_debugfs_remove() (or sl_destroy()), in process context,
+ *    as part of the list's own life cycle.
  *
  * Writers need no external lock: the list takes its own per-leaf spinlocks,
  * with interrupts disabled, so every function but those three may be called
