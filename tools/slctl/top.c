@@ -279,8 +279,13 @@ static const char *unavailable(const char *root)
 	char dir[1024];
 
 	if (statfs(root, &fs)) {
-		snprintf(why, sizeof(why), "cannot read %s: %s", root,
-			 strerror(errno));
+		if (errno == ENOENT && !strcmp(root, "/sys/kernel/debug"))
+			snprintf(why, sizeof(why),
+				 "debugfs is not available: %s is missing (a kernel without debugfs, or booted with debugfs=off)",
+				 root);
+		else
+			snprintf(why, sizeof(why), "cannot read %s: %s", root,
+				 strerror(errno));
 		return why;
 	}
 	/* --root may name a copy of debugfs (the tests' fixtures). */
