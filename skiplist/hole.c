@@ -46,16 +46,18 @@ int sl_insert_hole(struct sl_list *list, struct sl_slot *slot,
 {
 	unsigned long from, at = 0, room = max ? max - 1 : ULONG_MAX;
 	unsigned long visits = 0;
-	unsigned int tries = 0, levels = READ_ONCE(list->level);
+	unsigned int tries = 0, levels = 0;
 	u64 t0 = 0;
 	bool found;
 	int ret;
 
 	if (!size || !is_power_of_2(align) || (max && min >= max))
 		return -EINVAL;
-	/* A disabled event costs its static branch alone. */
-	if (trace_sl_insert_hole_enabled())
+	/* A disabled event costs its static branch (and two counts) alone. */
+	if (trace_sl_insert_hole_enabled()) {
+		levels = READ_ONCE(list->level);
 		t0 = ktime_get_ns();
+	}
 	if (hint < min || (max && hint >= max))
 		hint = min;
 	from = hint;
