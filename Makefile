@@ -116,6 +116,10 @@ CHECKPATCH := $(BUILD)/tools/checkpatch/checkpatch.pl
 KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h extent/*.[ch] \
 	extent/uapi/*.h iommu_demo/*.[ch] tools/bench/kernel/*.c tools/peers/*.h \
 	lsm/*.[ch] lsm/uapi/*.h btrfs/*.[ch])
+# The trace headers are laid out as the kernel's own (TRACE_EVENT() with
+# one part per line), which --strict's two layout checks below reject.
+TRACE_H := $(wildcard skiplist/trace/events/*.h extent/trace/events/*.h \
+	lsm/trace/events/*.h)
 
 .PHONY: all modules setup check check-user check-soak check-kernel check-vm check-vm-lsm check-crash \
 	check-crash-long check-crash-mutants check-vm-stall check-debug \
@@ -212,7 +216,10 @@ check-btrfs-long:
 lint: $(CHECKPATCH)
 	perl $(CHECKPATCH) --no-tree --strict --quiet --ignore FILE_PATH_CHANGES \
 		-f $(KERNEL_C)
-	@echo "lint: checkpatch --strict clean on $(words $(KERNEL_C)) files"
+	perl $(CHECKPATCH) --no-tree --strict --quiet \
+		--ignore FILE_PATH_CHANGES,OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT \
+		-f $(TRACE_H)
+	@echo "lint: checkpatch --strict clean on $(words $(KERNEL_C) $(TRACE_H)) files"
 
 # HTML documentation from Documentation/ with Sphinx.  The API reference
 # comes from the sources' kernel-doc comments through the kernel's own
@@ -245,6 +252,8 @@ htmldocs: $(KDOC_DIR)/.extracted
 check-user:
 	$(MAKE) -j$(NPROC) -C tools/testing/skiplist all
 	$(MAKE) -C tools/testing/skiplist check
+	$(MAKE) -C tools/slctl
+	tools/slctl/test-top.sh $(BUILD)/test/debugfs_dump $(BUILD)/tools/slctl
 	$(MAKE) -j$(NPROC) -C tools/testing/lsm all
 	$(MAKE) -C tools/testing/lsm check
 
@@ -284,16 +293,26 @@ bench-smoke: bench-build bench-native-build
 # The guest runs test_skiplist.ko, the kselftests of /dev/skiplist (with
 # FUZZ_IOCTLS random ioctls) and /dev/sl_extent, the IOMMU demo's test (fio
 # verify on every backend) and a module life-cycle test.
+# The guest also checks the modules' events, debugfs and slctl top
+# (tools/vm/guest-observe.sh) and leaves its trace in OBSERVE_61/_612,
+# which tools/trace/trace_plot.py turns into pictures here.
 FUZZ_IOCTLS ?= 100000
+OBSERVE_61 = $(BUILD)/vm/$(KREL_61)/observe
+OBSERVE_612 = $(BUILD)/vm/$(KREL_612)/observe
 check-vm: check-kernel
 	$(MAKE) -C selftests/skiplist
 	$(MAKE) -C selftests/extent
 	$(MAKE) -C tools/slctl
 	$(TOP)/tools/vm/test-scan.sh
+	rm -rf $(OBSERVE_61) $(OBSERVE_612)
 	$(TOP)/tools/vm/vm-run --kernel 6.1 --timeout 1200 -- \
-		SL_FUZZ_IOCTLS=$(FUZZ_IOCTLS) tools/vm/guest-selftests.sh
+		SL_FUZZ_IOCTLS=$(FUZZ_IOCTLS) SL_OBSERVE_OUT=$(OBSERVE_61) \
+		tools/vm/guest-selftests.sh
+	$(PY) tools/trace/trace_plot.py $(OBSERVE_61)/trace.txt -o $(OBSERVE_61)
 	$(TOP)/tools/vm/vm-run --kernel 6.12 --timeout 1200 -- \
-		SL_FUZZ_IOCTLS=$(FUZZ_IOCTLS) tools/vm/guest-selftests.sh
+		SL_FUZZ_IOCTLS=$(FUZZ_IOCTLS) SL_OBSERVE_OUT=$(OBSERVE_612) \
+		tools/vm/guest-selftests.sh
+	$(PY) tools/trace/trace_plot.py $(OBSERVE_612)/trace.txt -o $(OBSERVE_612)
 
 # The store in both kernels (tools/vm/guest-lsm.sh), each on a fresh
 # sparse image of LSM_DISK_MB as a virtio disk with serial "sllsm", and a
@@ -517,7 +536,11 @@ check: setup
 # measured where the directory does not hide it.
 include tools/testing/skiplist/flavour.mk
 SL_TOP := $(TOP)
-$(eval $(call sl_flavour,FAST,$(BUILD)/bench-obj/fast,-O2 -DSHIM_FAST -DSHIM_RCU_QSBR))
+# BENCH_CFLAGS=-DSHIM_FAST_TRACE keeps the tracepoints in, disabled, as a
+# load and a branch each: what they may cost at most (Documentation/
+# tracing.rst, "Cost"); build into another BUILD= to compare.
+BENCH_CFLAGS ?=
+$(eval $(call sl_flavour,FAST,$(BUILD)/bench-obj/fast,-O2 -DSHIM_FAST -DSHIM_RCU_QSBR $(BENCH_CFLAGS)))
 $(eval $(call sl_flavour,LOADS,$(BUILD)/bench-obj/loads,-O2 -DSHIM_FAST -DSL_COUNT_KEY_LOADS))
 $(eval $(call sl_flavour,DESCENT,$(BUILD)/bench-obj/descent,-O2 -DSHIM_FAST -DSL_COUNT_KEY_LOADS -DSL_NO_DIRECTORY))
 $(eval $(call sl_flavour,NOSKIP,$(BUILD)/bench-obj/noskip,-O2 -DSHIM_FAST -DSL_COUNT_KEY_LOADS -DSL_NO_DIRECTORY -DSL_NO_SKIP_REJECTED))

@@ -32,6 +32,7 @@
 #include <linux/rwsem.h>
 #include <linux/log2.h>
 #include <linux/sched.h>
+#include <linux/debugfs.h>
 #include "extent_map.h"
 #include "range_alloc.h"
 #include "uapi/sl_extent_dev.h"
@@ -44,7 +45,24 @@ struct sl_edev {
 	bool ra_ready;
 	unsigned long ra_start;
 	unsigned long ra_end;
+	/* The file's directory in debugfs (TGID-N), or NULL or an error. */
+	struct dentry *debugfs;
 };
+
+/*
+ * skiplist/sl_extent_dev in debugfs, where each file's map ("map") and
+ * allocator ("alloc", once initialised) are published; NULL or an error
+ * pointer without debugfs.
+ */
+static struct dentry *sl_edev_debugfs;
+static atomic_t sl_edev_opens = ATOMIC_INIT(0);
+
+/* What debugfs refused costs only the statistics: say so, go on. */
+static void sl_edev_published(const char *what, int ret)
+{
+	if (ret)
+		pr_warn_ratelimited("%s not in debugfs: %d\n", what, ret);
+}
 
 /* Logs the misuse (rate-limited) and returns @err. */
 static __printf(3, 4) int sl_edev_bad(int err, const char *cmd,
@@ -296,6 +314,10 @@ static long sl_edev_ra_init(struct sl_edev *dev, struct sl_ra_ioc_init *req)
 			    GFP_KERNEL_ACCOUNT);
 	if (ret)
 		return ret;
+	if (!IS_ERR_OR_NULL(dev->debugfs))
+		sl_edev_published("allocator",
+				  sl_range_debugfs_add(&dev->ra, dev->debugfs,
+						       "alloc"));
 	dev->ra_start = req->start;
 	dev->ra_end = req->end;
 	dev->ra_ready = true;
@@ -433,6 +455,17 @@ static int sl_edev_open(struct inode *inode, struct file *file)
 		return ret;
 	}
 	init_rwsem(&dev->sem);
+	if (!IS_ERR_OR_NULL(sl_edev_debugfs)) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "%d-%u", task_tgid_nr(current),
+			 (unsigned int)atomic_inc_return(&sl_edev_opens));
+		dev->debugfs = debugfs_create_dir(name, sl_edev_debugfs);
+		if (!IS_ERR(dev->debugfs))
+			sl_edev_published("map", sl_em_debugfs_add(&dev->em,
+								   dev->debugfs,
+								   "map"));
+	}
 	file->private_data = dev;
 	return 0;
 }
@@ -441,9 +474,11 @@ static int sl_edev_release(struct inode *inode, struct file *file)
 {
 	struct sl_edev *dev = file->private_data;
 
+	/* Each leaves debugfs first, waiting for reads of its files. */
 	sl_em_destroy(&dev->em);
 	if (dev->ra_ready)
 		sl_range_destroy(&dev->ra);
+	debugfs_remove(dev->debugfs);
 	kfree(dev);
 	return 0;
 }
@@ -633,14 +668,22 @@ static struct miscdevice sl_edev_misc = {
 
 static int __init sl_edev_init(void)
 {
+	int ret;
+
 	/* Offsets, addresses and sizes travel as __u64, live as unsigned long. */
 	BUILD_BUG_ON(sizeof(unsigned long) != sizeof(u64));
-	return misc_register(&sl_edev_misc);
+	sl_edev_debugfs = debugfs_create_dir("sl_extent_dev", sl_debugfs_dir());
+	ret = misc_register(&sl_edev_misc);
+	if (ret)
+		debugfs_remove(sl_edev_debugfs);
+	return ret;
 }
 
 static void __exit sl_edev_exit(void)
 {
 	misc_deregister(&sl_edev_misc);
+	/* Every file is closed: its directory is gone. */
+	debugfs_remove(sl_edev_debugfs);
 }
 
 module_init(sl_edev_init);

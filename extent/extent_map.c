@@ -214,6 +214,41 @@ void sl_em_destroy(struct sl_extent_map *em)
 }
 EXPORT_SYMBOL_GPL(sl_em_destroy);
 
+/**
+ * sl_em_debugfs_add() - publish a map's index in debugfs under a name
+ * @em:     an initialised map, not published yet
+ * @parent: the debugfs directory to publish it in; NULL for
+ *          sl_debugfs_dir() (/sys/kernel/debug/skiplist)
+ * @name:   the name of its directory there, unique in @parent
+ *
+ * Makes @parent/@name/stats, the index's statistics (sl_debugfs_add()):
+ * its items are the map's extents.  sl_em_destroy() takes it out again,
+ * as does sl_em_debugfs_remove().
+ *
+ * Context: Process context; may sleep.  Not concurrently with
+ * sl_em_debugfs_add(), sl_em_debugfs_remove() or sl_em_destroy() on @em.
+ * Return: as sl_debugfs_add().
+ */
+int sl_em_debugfs_add(struct sl_extent_map *em, struct dentry *parent,
+		      const char *name)
+{
+	return sl_debugfs_add(&em->list, parent, name);
+}
+EXPORT_SYMBOL_GPL(sl_em_debugfs_add);
+
+/**
+ * sl_em_debugfs_remove() - take a map out of debugfs
+ * @em: the map; published with sl_em_debugfs_add(), or not
+ *
+ * Context: Process context; sleeps (sl_debugfs_remove()).  Not
+ * concurrently with sl_em_debugfs_add() or sl_em_destroy() on @em.
+ */
+void sl_em_debugfs_remove(struct sl_extent_map *em)
+{
+	sl_debugfs_remove(&em->list);
+}
+EXPORT_SYMBOL_GPL(sl_em_debugfs_remove);
+
 /* Whether @b, which follows @a (of @a_len units) in the file, goes on it. */
 static bool sl_em_contiguous(const struct sl_extent *a, u64 a_len,
 			     const struct sl_extent *b)

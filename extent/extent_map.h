@@ -21,6 +21,8 @@
 #include <linux/atomic.h>
 #include "skiplist.h"
 
+struct dentry;
+
 /**
  * struct sl_extent_info - an extent as callers see it (a copy)
  * @start:      file offset of the first unit mapped
@@ -68,6 +70,9 @@ struct sl_extent_map {
 
 int sl_em_init(struct sl_extent_map *em, gfp_t gfp);
 void sl_em_destroy(struct sl_extent_map *em);
+int sl_em_debugfs_add(struct sl_extent_map *em, struct dentry *parent,
+		      const char *name);
+void sl_em_debugfs_remove(struct sl_extent_map *em);
 int sl_em_add(struct sl_extent_map *em, const struct sl_extent_info *ext,
 	      unsigned int mode, gfp_t gfp);
 int sl_em_lookup(struct sl_extent_map *em, u64 offset,

@@ -54,8 +54,11 @@
 #include <linux/local_lock.h>
 #include <linux/sched.h>
 #include <linux/build_bug.h>
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
 #include "range_alloc.h"
 #include "window.h"
+#include <trace/events/sl_extent.h>
 
 /* A reclaim reads a whole stack per step: its batch must hold one. */
 static_assert(SL_RANGE_RECLAIM_BATCH >= SL_RANGE_CACHE_DEPTH);
@@ -87,7 +90,12 @@ enum sl_range_state {
  * reads them, without the lock, inside an RCU read-side section.
  */
 struct sl_range_cache {
-	local_lock_t lock;	/* guards the stacks */
+	local_lock_t lock;	/* guards the stacks and the counts */
+	/* Allocations the stacks served, and those they could not. */
+	unsigned long hits;
+	unsigned long misses;
+	/* Frees the stacks kept. */
+	unsigned long kept;
 	unsigned char nr[SL_RANGE_CACHE_SIZES];
 	struct sl_range *ranges[SL_RANGE_CACHE_SIZES][SL_RANGE_CACHE_DEPTH];
 	/* Ranges this CPU handed out, by hash of start; lockless, hints. */
@@ -298,12 +306,16 @@ static void sl_range_free_slot(struct sl_slot *slot, void *arg)
  * sl_range_destroy() - free an allocator and every range still in it
  * @ra: the allocator
  *
+ * An allocator still in debugfs is taken out first
+ * (sl_range_debugfs_remove()).
+ *
  * Context: Process context; no other function may run on @ra.
  */
 void sl_range_destroy(struct sl_range_alloc *ra)
 {
 	unsigned int cpu, i, n;
 
+	sl_range_debugfs_remove(ra);
 	/*
 	 * Reclaimed ranges a cache still holds are only there; the others
 	 * are in the index and go with it, after this reads their state.
@@ -582,8 +594,15 @@ static unsigned long sl_range_reclaim_overlapping(struct sl_range_alloc *ra,
 						  unsigned long last,
 						  gfp_t gfp)
 {
+	unsigned long reclaimed;
+
 	first -= min(first - ra->start, SL_RANGE_CACHE_SIZES - 1UL);
-	return sl_range_reclaim(ra, first, last, gfp);
+	reclaimed = sl_range_reclaim(ra, first, last, gfp);
+	if (ra->cache) {
+		atomic_long_add(reclaimed, &ra->reclaimed);
+		trace_sl_range_reclaim(ra, first, last, reclaimed);
+	}
+	return reclaimed;
 }
 
 /*
@@ -695,15 +714,26 @@ int sl_range_alloc_cpu(struct sl_range_alloc *ra, unsigned long size,
 	    is_power_of_2(align)) {
 		struct sl_range_cache *cache;
 		struct sl_range *range;
+		unsigned long start = 0;
 
 		local_lock_irqsave(&ra->cache->lock, flags);
 		cache = this_cpu_ptr(ra->cache);
 		range = sl_range_cache_pop(cache, size, align);
-		if (range)
+		if (range) {
+			/* Read while it is ours: once live, a free may take it. */
+			start = range->slot.key;
+			/* Marked: debugfs reads the counts from other CPUs. */
+			WRITE_ONCE(cache->hits, cache->hits + 1);
 			sl_range_handed_out(ra, cache, range, out);
+		} else {
+			WRITE_ONCE(cache->misses, cache->misses + 1);
+		}
 		local_unlock_irqrestore(&ra->cache->lock, flags);
-		if (range)
+		if (range) {
+			trace_sl_range_cache_hit(ra, size, align, start);
 			return 0;
+		}
+		trace_sl_range_cache_miss(ra, size, align);
 	}
 	hint = raw_cpu_ptr(ra->hint);
 	ret = sl_range_alloc(ra, size, align, ra->start, ra->end,
@@ -844,6 +874,7 @@ static bool sl_range_free_recent(struct sl_range_alloc *ra,
 		sl_shadow_release(ra, start, size);
 		cached = size <= SL_RANGE_CACHE_SIZES &&
 			 sl_range_cache_push(cache, range);
+		WRITE_ONCE(cache->kept, cache->kept + cached);
 	}
 	local_unlock_irqrestore(&ra->cache->lock, flags);
 	*claimed = cached ? NULL : range;
@@ -854,13 +885,16 @@ static bool sl_range_free_recent(struct sl_range_alloc *ra,
 static bool sl_range_cache_keep(struct sl_range_alloc *ra,
 				struct sl_range *range)
 {
+	struct sl_range_cache *cache;
 	unsigned long flags;
 	bool cached;
 
 	if (range->slot.size > SL_RANGE_CACHE_SIZES)
 		return false;
 	local_lock_irqsave(&ra->cache->lock, flags);
-	cached = sl_range_cache_push(this_cpu_ptr(ra->cache), range);
+	cache = this_cpu_ptr(ra->cache);
+	cached = sl_range_cache_push(cache, range);
+	WRITE_ONCE(cache->kept, cache->kept + cached);
 	local_unlock_irqrestore(&ra->cache->lock, flags);
 	return cached;
 }
@@ -997,3 +1031,118 @@ long sl_range_shadow_errors(struct sl_range_alloc *ra)
 	return atomic_long_read(&ra->debug->errors);
 }
 EXPORT_SYMBOL_GPL(sl_range_shadow_errors);
+
+/* The allocator's "alloc" file in debugfs: Documentation/tracing.rst. */
+static int sl_range_debugfs_show(struct seq_file *m, void *unused)
+{
+	unsigned long hits = 0, misses = 0, kept = 0, entries = 0;
+	struct sl_range_alloc *ra = m->private;
+	struct sl_range_stats st;
+	unsigned int cpu, i;
+	long errors;
+
+	/* Removal waits for this read: @ra is alive until it returns. */
+	sl_range_stats(ra, &st);
+	for_each_possible_cpu(cpu) {
+		struct sl_range_cache *c;
+
+		if (!ra->cache)
+			break;
+		c = per_cpu_ptr(ra->cache, cpu);
+		hits += READ_ONCE(c->hits);
+		misses += READ_ONCE(c->misses);
+		kept += READ_ONCE(c->kept);
+		for (i = 0; i < SL_RANGE_CACHE_SIZES; i++)
+			entries += READ_ONCE(c->nr[i]);
+	}
+	seq_printf(m, "id %p\n", ra);
+	seq_printf(m, "start %lu\n", ra->start);
+	seq_printf(m, "end %lu\n", ra->end);
+	seq_printf(m, "size %lu\n", st.size);
+	seq_printf(m, "free %lu\n", st.free);
+	seq_printf(m, "ranges %lu\n", st.ranges);
+	seq_printf(m, "largest_free %lu\n", st.largest_free);
+	seq_printf(m, "fragmentation %u\n", st.fragmentation);
+	seq_printf(m, "cache %u\n", ra->cache ? 1 : 0);
+	seq_printf(m, "cache_hits %lu\n", hits);
+	seq_printf(m, "cache_misses %lu\n", misses);
+	seq_printf(m, "cache_kept %lu\n", kept);
+	seq_printf(m, "cache_entries %lu\n", entries);
+	seq_printf(m, "reclaimed %ld\n", atomic_long_read(&ra->reclaimed));
+	errors = sl_range_shadow_errors(ra);
+	if (errors >= 0)
+		seq_printf(m, "shadow_errors %ld\n", errors);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(sl_range_debugfs);
+
+/**
+ * sl_range_debugfs_add() - publish an allocator in debugfs under a name
+ * @ra:     an initialised allocator, not published yet
+ * @parent: the debugfs directory to publish it in; NULL for
+ *          sl_debugfs_dir() (/sys/kernel/debug/skiplist)
+ * @name:   the name of the allocator's directory there, unique in @parent
+ *
+ * Makes @parent/@name/alloc, the allocator's free space, fragmentation
+ * and cache counters, and publishes its index as @parent/@name/index
+ * (sl_debugfs_add()); Documentation/tracing.rst lists every line.  The
+ * allocator must be taken out with sl_range_debugfs_remove() before its
+ * memory goes; sl_range_destroy() takes it out if it is still published.
+ *
+ * Context: Process context; may sleep.  Not concurrently with
+ * sl_range_debugfs_add(), sl_range_debugfs_remove() or
+ * sl_range_destroy() on @ra.
+ * Return: 0, also when debugfs is not available (nothing is published
+ * then); -EBUSY if @ra is published already; -ENOMEM; or the error
+ * debugfs gave for @name (-EEXIST if @parent has an entry of that name).
+ */
+int sl_range_debugfs_add(struct sl_range_alloc *ra, struct dentry *parent,
+			 const char *name)
+{
+	struct dentry *dir;
+	int ret;
+
+	might_sleep();
+	if (ra->debugfs)
+		return -EBUSY;
+	if (!parent)
+		parent = sl_debugfs_dir();
+	if (IS_ERR_OR_NULL(parent))
+		return 0;
+	dir = debugfs_create_dir(name, parent);
+	if (IS_ERR(dir))
+		/* debugfs turned off (debugfs=off): as without it. */
+		return PTR_ERR(dir) == -ENODEV || PTR_ERR(dir) == -EPERM ?
+		       0 : PTR_ERR(dir);
+	ret = sl_debugfs_add(&ra->list, dir, "index");
+	if (ret) {
+		debugfs_remove(dir);
+		return ret;
+	}
+	debugfs_create_file("alloc", 0400, dir, ra, &sl_range_debugfs_fops);
+	ra->debugfs = dir;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(sl_range_debugfs_add);
+
+/**
+ * sl_range_debugfs_remove() - take an allocator out of debugfs
+ * @ra: the allocator; published with sl_range_debugfs_add(), or not
+ *
+ * Removes its directory, waiting for reads of its files in progress to
+ * end (as sl_debugfs_remove() does for its index).
+ *
+ * Context: Process context; sleeps.  Not concurrently with
+ * sl_range_debugfs_add(), sl_range_debugfs_remove() or
+ * sl_range_destroy() on @ra.
+ */
+void sl_range_debugfs_remove(struct sl_range_alloc *ra)
+{
+	might_sleep();
+	if (!ra->debugfs)
+		return;
+	sl_debugfs_remove(&ra->list);
+	debugfs_remove(ra->debugfs);
+	ra->debugfs = NULL;
+}
+EXPORT_SYMBOL_GPL(sl_range_debugfs_remove);

@@ -25,6 +25,7 @@
 
 struct sl_range_shadow;
 struct sl_range_cache;
+struct dentry;
 
 /**
  * struct sl_range_alloc - a range allocator
@@ -35,6 +36,9 @@ struct sl_range_cache;
  * @debug:  shadow bitmap checking, when enabled at init (may be NULL)
  * @cache:  per CPU, freed ranges kept for reuse (NULL without
  *          SL_RANGE_CACHE)
+ * @reclaimed: cached ranges taken back by requests that found no room
+ * @debugfs: the allocator's directory in debugfs, or NULL
+ *          (sl_range_debugfs_add())
  *
  * Fields are private.
  */
@@ -45,6 +49,8 @@ struct sl_range_alloc {
 	unsigned long __percpu *hint;
 	struct sl_range_shadow *debug;
 	struct sl_range_cache __percpu *cache;
+	atomic_long_t reclaimed;
+	struct dentry *debugfs;
 };
 
 /**
@@ -106,5 +112,8 @@ int sl_range_free(struct sl_range_alloc *ra, unsigned long start,
 		  unsigned long size);
 void sl_range_stats(struct sl_range_alloc *ra, struct sl_range_stats *stats);
 long sl_range_shadow_errors(struct sl_range_alloc *ra);
+int sl_range_debugfs_add(struct sl_range_alloc *ra, struct dentry *parent,
+			 const char *name);
+void sl_range_debugfs_remove(struct sl_range_alloc *ra);
 
 #endif /* _SL_RANGE_ALLOC_H */

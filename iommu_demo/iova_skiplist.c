@@ -76,12 +76,20 @@ static void slb_sl_free(struct slb_iova *iova, unsigned long pfn,
 				   pfn, pages, ret);
 }
 
+/* The allocator's free space, caches and index (sl_range_debugfs_add()). */
+static int slb_sl_debugfs_add(struct slb_iova *iova, struct dentry *parent,
+			      const char *name)
+{
+	return sl_range_debugfs_add(slb_ra(iova), parent, name);
+}
+
 const struct slb_iova_ops slb_iova_skiplist = {
 	.name = "skiplist",
 	.create = slb_sl_create,
 	.destroy = slb_sl_destroy,
 	.alloc = slb_sl_alloc,
 	.free = slb_sl_free,
+	.debugfs_add = slb_sl_debugfs_add,
 };
 
 const struct slb_iova_ops slb_iova_skiplist_nocache = {
@@ -90,4 +98,5 @@ const struct slb_iova_ops slb_iova_skiplist_nocache = {
 	.destroy = slb_sl_destroy,
 	.alloc = slb_sl_alloc,
 	.free = slb_sl_free,
+	.debugfs_add = slb_sl_debugfs_add,
 };

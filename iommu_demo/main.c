@@ -6,6 +6,7 @@
  */
 #include <linux/blkdev.h>
 #include <linux/blk-mq.h>
+#include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -13,6 +14,14 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include "sl_iommu.h"
+#include "skiplist.h"		/* sl_debugfs_dir() */
+
+/*
+ * skiplist/sl_iommu in debugfs: each device's allocator, where its
+ * backend has something to show (the skiplist's), as slbN; NULL or an
+ * error pointer without debugfs.
+ */
+static struct dentry *slb_debugfs;
 
 static unsigned int nr_devices;
 module_param(nr_devices, uint, 0444);
@@ -142,6 +151,15 @@ static struct slb_dev *slb_dev_create(unsigned int index,
 	ret = device_add_disk(NULL, dev->disk, slb_disk_groups);
 	if (ret)
 		goto out_disk;
+	/* Taken out by the backend's destroy; without it, only less to see. */
+	if (ops && ops->debugfs_add && !IS_ERR_OR_NULL(slb_debugfs)) {
+		int err = ops->debugfs_add(dev->mmu.iova, slb_debugfs,
+					   dev->disk->disk_name);
+
+		if (err)
+			pr_warn("sl_iommu: %s: allocator not in debugfs: %d\n",
+				dev->disk->disk_name, err);
+	}
 	pr_info("sl_iommu: %s: %u MiB, backend %s%s\n", dev->disk->disk_name,
 		mb, ops ? ops->name : "none", debug ? ", shadow checks" : "");
 	return dev;
@@ -276,6 +294,7 @@ static int __init slb_init(void)
 	slb_major = register_blkdev(0, SLB_NAME);
 	if (slb_major < 0)
 		return slb_major;
+	slb_debugfs = debugfs_create_dir("sl_iommu", sl_debugfs_dir());
 	for (i = 0; i < nr_devices; i++) {
 		slb_devs[i] = slb_dev_create(i, ops[i], slb_size_mb(i));
 		if (IS_ERR(slb_devs[i])) {
@@ -284,6 +303,7 @@ static int __init slb_init(void)
 			pr_err("sl_iommu: cannot create %s%u (size_mb=%u): %d\n",
 			       SLB_NAME, i, slb_size_mb(i), ret);
 			slb_destroy_all();
+			debugfs_remove(slb_debugfs);
 			unregister_blkdev(slb_major, SLB_NAME);
 			return ret;
 		}
@@ -294,6 +314,7 @@ static int __init slb_init(void)
 static void __exit slb_exit(void)
 {
 	slb_destroy_all();
+	debugfs_remove(slb_debugfs);
 	unregister_blkdev(slb_major, SLB_NAME);
 }
 

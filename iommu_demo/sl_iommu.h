@@ -31,6 +31,7 @@
 #define SLB_LOAD_GFP	(GFP_KERNEL | __GFP_NOWARN | __GFP_RETRY_MAYFAIL)
 
 struct slb_iova;
+struct dentry;
 
 /**
  * struct slb_iova_ops - an IOVA allocator backend
@@ -42,6 +43,9 @@ struct slb_iova;
  *           (-ENOMEM, -ENOSPC); called from the request path, so it must
  *           not sleep
  * @free:    give back a range @alloc returned; must not sleep
+ * @debugfs_add: publish the allocator in debugfs as @parent/@name, or
+ *           NULL for a backend that has nothing to show; 0 or -errno
+ *           (@destroy takes it out again); process context
  */
 struct slb_iova_ops {
 	const char *name;
@@ -51,6 +55,8 @@ struct slb_iova_ops {
 		     unsigned long *pfn);
 	void (*free)(struct slb_iova *iova, unsigned long pfn,
 		     unsigned long pages);
+	int (*debugfs_add)(struct slb_iova *iova, struct dentry *parent,
+			   const char *name);
 };
 
 /* Backends embed this first thing in their own state. */

@@ -104,6 +104,8 @@ static int lsm_dev_stats_show(struct seq_file *m, void *unused)
 
 	/* debugfs removes the file, waiting for readers, before the close. */
 	lsm_store_stats(m->private, &s);
+	/* As the store's trace events name it (trace/events/sl_lsm.h). */
+	seq_printf(m, "id %p\n", m->private);
 	seq_printf(m, "memtable_bytes %llu\n", s.memtable_bytes);
 	seq_printf(m, "immutables %llu\n", s.immutables);
 	seq_printf(m, "runs %llu\n", s.runs);
@@ -139,6 +141,7 @@ DEFINE_SHOW_ATTRIBUTE(lsm_dev_stats);
 static void lsm_dev_debugfs_add(struct lsm_dev *dev)
 {
 	char name[LSM_BDEV_NAME_SIZE];
+	int ret;
 
 	if (IS_ERR_OR_NULL(lsm_dev_debugfs_root))
 		return;
@@ -147,6 +150,11 @@ static void lsm_dev_debugfs_add(struct lsm_dev *dev)
 	dev->debugfs = debugfs_create_dir(name, lsm_dev_debugfs_root);
 	debugfs_create_file("stats", 0400, dev->debugfs, dev->st,
 			    &lsm_dev_stats_fops);
+	if (IS_ERR(dev->debugfs))
+		return;
+	ret = lsm_store_debugfs_add(dev->st, dev->debugfs);
+	if (ret)
+		pr_warn("%s: device space not in debugfs: %d\n", name, ret);
 }
 
 /* ----- Attach and detach ----- */
@@ -254,6 +262,8 @@ static int lsm_dev_detach(struct lsm_dev *dev)
 {
 	int ret;
 
+	/* The allocator's entries first: they are inside the directory. */
+	lsm_store_debugfs_remove(dev->st);
 	debugfs_remove_recursive(dev->debugfs);
 	dev->debugfs = NULL;
 	ret = lsm_store_close(dev->st);

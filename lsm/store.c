@@ -23,6 +23,7 @@
 #include "store_check.h"
 #include "store_int.h"
 #include "store_window.h"
+#include <trace/events/sl_lsm.h>
 
 #ifndef __KERNEL__
 void (*lsm_window_hook)(struct lsm_store *st, enum lsm_window win);
@@ -303,6 +304,16 @@ static bool lsm_store_no_room(struct lsm_store *st)
 	return READ_ONCE(st->compact_error) == -ENOSPC;
 }
 
+/* What a writer that must wait waits for, for its event. */
+static unsigned int lsm_store_wait_reason(struct lsm_store *st)
+{
+	if (READ_ONCE(st->nr_imm) >= st->opt.max_immutables)
+		return LSM_TRACE_STALL_MEMTABLES;
+	if (READ_ONCE(st->l0_runs) >= st->opt.l0_stop_runs)
+		return LSM_TRACE_STALL_L0;
+	return LSM_TRACE_STALL_PENDING;
+}
+
 /*
  * Wait, with the write mutex held on entry and on return, until the
  * write may go on: 0, or -EROFS once the store failed, or -ENOSPC when
@@ -311,6 +322,7 @@ static bool lsm_store_no_room(struct lsm_store *st)
  */
 static int lsm_store_stall(struct lsm_store *st)
 {
+	unsigned int why = 0;
 	u64 t0 = 0;
 	int err = 0;
 
@@ -324,18 +336,23 @@ static int lsm_store_stall(struct lsm_store *st)
 			break;
 		}
 		mutex_unlock(&st->write_mutex);
-		if (!t0)
+		if (!t0) {
 			t0 = ktime_get_ns();
+			why = lsm_store_wait_reason(st);
+		}
 		wait_event(st->wait, READ_ONCE(st->error) ||
 			   !lsm_store_must_wait(st) || lsm_store_no_room(st));
 		mutex_lock(&st->write_mutex);
 	}
-	if (t0) {
-		st->stalls++;
-		st->stall_ns += ktime_get_ns() - t0;
-	}
 	if (READ_ONCE(st->error))
-		return -EROFS;
+		err = -EROFS;
+	if (t0) {
+		u64 ns = ktime_get_ns() - t0;
+
+		st->stalls++;
+		st->stall_ns += ns;
+		trace_lsm_stall(st, why, err, ns);
+	}
 	return err;
 }
 
@@ -372,6 +389,7 @@ static void lsm_store_slow_down(struct lsm_store *st, u64 ns)
 	st->slowdowns++;
 	st->slowdown_ns += ktime_get_ns() - t0;
 	mutex_unlock(&st->write_mutex);
+	trace_lsm_slowdown(st, ns, ktime_get_ns() - t0);
 }
 
 /**
@@ -1013,6 +1031,37 @@ int lsm_store_close(struct lsm_store *st)
 	mutex_destroy(&st->manifest_mutex);
 	kfree(st);
 	return err;
+}
+
+/**
+ * lsm_store_debugfs_add() - publish the store's device space in debugfs
+ * @st:  the store
+ * @dir: its directory there (the device's, made by its caller)
+ *
+ * The range allocator of the device's blocks goes in as @dir/space
+ * (sl_range_debugfs_add()).  The memtables are not published: each
+ * lives only until it is written out, and the store's own counters
+ * already give their bytes.
+ *
+ * Context: process context, may sleep; before lsm_store_close(), and
+ * lsm_store_debugfs_remove() before @dir is removed.
+ * Return: as sl_range_debugfs_add().
+ */
+int lsm_store_debugfs_add(struct lsm_store *st, struct dentry *dir)
+{
+	return sl_range_debugfs_add(&st->space.ra, dir, "space");
+}
+
+/**
+ * lsm_store_debugfs_remove() - take the store's device space out of debugfs
+ * @st: the store
+ *
+ * Context: process context, sleeps; before its directory is removed,
+ * since the allocator holds entries inside it.
+ */
+void lsm_store_debugfs_remove(struct lsm_store *st)
+{
+	sl_range_debugfs_remove(&st->space.ra);
 }
 
 /**

@@ -210,4 +210,8 @@ struct lsm_stats {
 
 void lsm_store_stats(struct lsm_store *st, struct lsm_stats *stats);
 
+struct dentry;
+int lsm_store_debugfs_add(struct lsm_store *st, struct dentry *dir);
+void lsm_store_debugfs_remove(struct lsm_store *st);
+
 #endif /* _LSM_STORE_H */

@@ -35,6 +35,7 @@
 #include "piece_buf.h"
 #include "store_int.h"
 #include "store_window.h"
+#include <trace/events/sl_lsm.h>
 
 /*
  * Write a run of @src into new space, at @level, and open it: a layer of
@@ -140,6 +141,8 @@ static int lsm_store_flush_one(struct lsm_store *st)
 	struct lsm_edit *e = NULL;
 	struct lsm_wal_seg *freed = NULL;
 	unsigned int nr_freed = 0, i;
+	struct lsm_run_info run = {};
+	u64 t0 = ktime_get_ns();
 	int err;
 
 	snap = lsm_layers_get(st);
@@ -154,6 +157,8 @@ static int lsm_store_flush_one(struct lsm_store *st)
 		goto nospc;
 	if (err)
 		goto out;
+	/* For the event: the layer may go to a merge once published. */
+	run = rl->info;
 	e = lsm_edit_alloc(LSM_EDIT_MAX);
 	freed = kcalloc(LSM_EDIT_MAX, sizeof(*freed), GFP_KERNEL);
 	if (!e || !freed) {
@@ -222,6 +227,8 @@ static int lsm_store_flush_one(struct lsm_store *st)
 	mutex_unlock(&st->write_mutex);
 	WRITE_ONCE(st->flush_error, 0);
 	queue_work(system_unbound_wq, &st->compact_work);
+	trace_lsm_flush(st, run.id, run.nr_blocks, run.nr_pieces,
+			imm->last_seq, 0, ktime_get_ns() - t0);
 	lsm_layers_put(st, snap);
 	lsm_edit_free(e);
 	kfree(freed);
@@ -235,6 +242,8 @@ nospc:
 	 */
 	WRITE_ONCE(st->flush_error, -ENOSPC);
 	wake_up_all(&st->wait);
+	trace_lsm_flush(st, run.id, run.nr_blocks, run.nr_pieces,
+			imm->last_seq, -ENOSPC, ktime_get_ns() - t0);
 	lsm_layers_put(st, snap);
 	lsm_edit_free(e);
 	kfree(freed);
@@ -246,6 +255,8 @@ fail:
 	kfree(rl);
 out:
 	lsm_store_fail(st, err);
+	trace_lsm_flush(st, run.id, run.nr_blocks, run.nr_pieces,
+			imm->last_seq, err, ktime_get_ns() - t0);
 	lsm_layers_put(st, snap);
 	lsm_edit_free(e);
 	kfree(freed);
@@ -502,6 +513,23 @@ fail:
 	return -EIO;
 }
 
+/* The event of a merge that was picked, done or not. */
+static noinline void lsm_store_trace_merge(struct lsm_store *st,
+					   const struct lsm_merge_job *mj,
+					   int err, u64 t0)
+{
+	u64 read = 0, written = 0;
+	unsigned int i;
+
+	for (i = 0; !mj->job.move && mj->in && i < mj->nr_in; i++)
+		read += mj->in[i]->info.nr_blocks * LSM_BLOCK_SIZE;
+	for (i = 0; !mj->job.move && !err && i < mj->nr_out; i++)
+		written += mj->out[i]->info.nr_blocks * LSM_BLOCK_SIZE;
+	trace_lsm_compaction(st, mj->job.from, mj->job.to, mj->nr_in,
+			     err ? 0 : mj->nr_out, mj->job.move, read, written,
+			     err, ktime_get_ns() - t0);
+}
+
 /*
  * Do the merge that is due next (with @full, any merge that moves runs
  * toward the bottom level).  1 if none is due; -ECANCELED if the store
@@ -563,6 +591,8 @@ static int lsm_store_compact_one(struct lsm_store *st, bool full)
 		mutex_unlock(&st->write_mutex);
 	}
 out:
+	if (trace_lsm_compaction_enabled())
+		lsm_store_trace_merge(st, &mj, err, t0);
 	kfree(mj.in);
 	kfree(mj.out);
 	lsm_layers_put(st, snap);

@@ -12,6 +12,7 @@
  */
 #include <linux/export.h>
 #include "leaf.h"
+#include <trace/events/skiplist.h>
 
 /* Remove the slot at @idx; inside a write section. */
 static void sl_leaf_take(struct sl_leaf *leaf, int idx)
@@ -67,6 +68,7 @@ static void sl_leaf_merge(struct sl_list *list, struct sl_locked *held,
 	sl_write_end(right);
 	sl_write_end(left);
 	sl_finger_forget(list, right);
+	trace_sl_leaf_merge(list, left->lo, right->lo, lnr, rnr, right->height);
 }
 
 /*
@@ -155,6 +157,7 @@ out:
 			sl_gap_note(list, last);
 	}
 	rcu_read_unlock();
+	trace_sl_erase(list, key, slot ? last - key + 1 : 0, !!slot);
 	return slot;
 }
 

@@ -13,6 +13,10 @@
  * (userfaultfd) stalls only the thread that passed it.  Extents are freed
  * with kfree_rcu() after their removal, since a lookup on another thread
  * may still be reading them.
+ *
+ * Each file's list is in debugfs as skiplist/skiplist_dev/TGID-N/stats
+ * (the opener's thread group and the open's number), for `slctl top`;
+ * CLEAR publishes the new list under the same name.
  */
 #include <linux/module.h>
 #include <linux/miscdevice.h>
@@ -22,6 +26,8 @@
 #include <linux/uaccess.h>
 #include <linux/capability.h>
 #include <linux/rwsem.h>
+#include <linux/debugfs.h>
+#include <linux/sched.h>
 #include "skiplist.h"
 #include "uapi/skiplist_dev.h"
 
@@ -39,7 +45,22 @@ struct sl_dev_extent {
 struct sl_dev {
 	struct sl_list *list;
 	struct rw_semaphore sem;
+	char name[32];
 };
+
+/* skiplist/skiplist_dev in debugfs; NULL or an error pointer without it. */
+static struct dentry *sl_dev_debugfs;
+static atomic_t sl_dev_opens = ATOMIC_INIT(0);
+
+/* Put @dev's list in debugfs; its lack only costs the statistics. */
+static void sl_dev_publish(struct sl_dev *dev)
+{
+	int ret = sl_debugfs_add(dev->list, sl_dev_debugfs, dev->name);
+
+	if (ret)
+		pr_warn_ratelimited("skiplist_dev: %s not in debugfs: %d\n",
+				    dev->name, ret);
+}
 
 static struct sl_dev_extent *sl_dev_extent(struct sl_slot *slot)
 {
@@ -93,6 +114,9 @@ static int sl_dev_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	}
 	init_rwsem(&dev->sem);
+	snprintf(dev->name, sizeof(dev->name), "%d-%u", task_tgid_nr(current),
+		 (unsigned int)atomic_inc_return(&sl_dev_opens));
+	sl_dev_publish(dev);
 	file->private_data = dev;
 	return 0;
 }
@@ -264,7 +288,9 @@ static long sl_dev_clear(struct sl_dev *dev)
 	if (!list)
 		return -ENOMEM;
 	dev->list = list;
+	/* Out of debugfs with the old list, before the new one goes in. */
 	sl_dev_free_list(old);
+	sl_dev_publish(dev);
 	return 0;
 }
 
@@ -454,15 +480,23 @@ static struct miscdevice sl_dev_misc = {
 
 static int __init sl_dev_init(void)
 {
+	int ret;
+
 	/* Keys and sizes travel as __u64 and are stored as unsigned long. */
 	BUILD_BUG_ON(sizeof(unsigned long) != sizeof(u64));
 	BUILD_BUG_ON(SL_IOC_MAX_HEIGHT != SL_MAX_HEIGHT);
-	return misc_register(&sl_dev_misc);
+	sl_dev_debugfs = debugfs_create_dir("skiplist_dev", sl_debugfs_dir());
+	ret = misc_register(&sl_dev_misc);
+	if (ret)
+		debugfs_remove(sl_dev_debugfs);
+	return ret;
 }
 
 static void __exit sl_dev_exit(void)
 {
 	misc_deregister(&sl_dev_misc);
+	/* Every file is closed: every list has left its directory. */
+	debugfs_remove(sl_dev_debugfs);
 }
 
 module_init(sl_dev_init);

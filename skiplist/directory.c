@@ -83,7 +83,9 @@
 #include <linux/workqueue.h>
 #include <linux/memcontrol.h>
 #include <linux/sched/mm.h>
+#include <linux/ktime.h>
 #include "leaf.h"
+#include <trace/events/skiplist.h>
 
 /*
  * Below this many leaves the descent is short and the directory would not
@@ -185,6 +187,12 @@ static unsigned long sl_dir_words(unsigned long cap, unsigned long buckets)
 {
 	return DIV_ROUND_UP(cap * sizeof(struct sl_dir_entry) +
 			    (buckets + 1) * sizeof(u32), sizeof(unsigned long));
+}
+
+/* Bytes @dir takes. */
+static unsigned long sl_dir_size(const struct sl_dir *dir)
+{
+	return struct_size(dir, mem, sl_dir_words(dir->cap, dir->buckets));
 }
 
 /*
@@ -371,11 +379,25 @@ static struct sl_dir *sl_dir_alloc(struct sl_list *list, unsigned long count)
 	return dir;
 }
 
+/* A rebuild ended: counted, for a published list, and traced. */
+static void sl_dir_rebuilt(struct sl_list *list, struct sl_dir *dir,
+			   unsigned long count, unsigned int outcome, u64 t0)
+{
+	rcu_read_lock();
+	if (outcome == SL_TRACE_DIR_PUBLISHED || outcome == SL_TRACE_DIR_NONE)
+		sl_count_stat(list, SL_COUNT_DIR_REBUILDS);
+	rcu_read_unlock();
+	trace_sl_dir_rebuild(list, count, dir ? dir->nr : 0,
+			     dir ? sl_dir_size(dir) : 0, outcome,
+			     ktime_get_ns() - t0);
+}
+
 /* The work item: build a directory of the leaves now, and publish it. */
 static void sl_dir_rebuild(struct work_struct *work)
 {
 	struct sl_list *list = container_of(work, struct sl_list, dir_work);
 	struct sl_dir *dir = NULL, *old = sl_dir_owned(list);
+	u64 t0 = ktime_get_ns();
 	unsigned long count;
 	bool full;
 
@@ -390,8 +412,11 @@ static void sl_dir_rebuild(struct work_struct *work)
 	if (count >= SL_DIR_MIN_LEAVES && count < U32_MAX / 2) {
 		dir = sl_dir_alloc(list, count);
 		/* Without memory, the old directory serves until next time. */
-		if (!dir)
+		if (!dir) {
+			sl_dir_rebuilt(list, NULL, count, SL_TRACE_DIR_NOMEM,
+				       t0);
 			return;
+		}
 	}
 
 	WRITE_ONCE(list->dir_building, 1);
@@ -402,6 +427,8 @@ static void sl_dir_rebuild(struct work_struct *work)
 		sl_dir_fill_buckets(dir);
 	sl_window(list, SL_WIN_DIR_FILLED, .key = 0);
 	if (!full) {
+		if (dir)
+			dir->built_ns = ktime_get_ns();
 		rcu_assign_pointer(list->dir, dir);
 		/* Published before the sweep reads which leaves died. */
 		smp_mb();
@@ -415,11 +442,15 @@ static void sl_dir_rebuild(struct work_struct *work)
 	sl_dir_free_dying(list);
 
 	if (full) {
+		sl_dir_rebuilt(list, dir, count, SL_TRACE_DIR_OUTGROWN, t0);
 		/* The list outgrew the count: try again, with a fresh one. */
 		kvfree(dir);
 		queue_work(system_unbound_wq, &list->dir_work);
 		return;
 	}
+	/* Only this work item frees @dir, and not before it replaces it. */
+	sl_dir_rebuilt(list, dir, count,
+		       dir ? SL_TRACE_DIR_PUBLISHED : SL_TRACE_DIR_NONE, t0);
 	if (old)
 		kvfree_rcu(old, rcu);
 }
@@ -429,7 +460,7 @@ unsigned long sl_dir_bytes(struct sl_list *list)
 {
 	struct sl_dir *dir = rcu_dereference(list->dir);
 
-	return dir ? struct_size(dir, mem, sl_dir_words(dir->cap, dir->buckets)) : 0;
+	return dir ? sl_dir_size(dir) : 0;
 }
 
 /*

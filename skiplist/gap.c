@@ -105,6 +105,7 @@
 #include <linux/export.h>
 #include <linux/log2.h>
 #include "leaf.h"
+#include <trace/events/skiplist.h>
 
 /*
  * Spans and slots that gap searches looked at, tightenings included, so
@@ -134,6 +135,23 @@ unsigned long sl_gap_visits(void)
 	return sum;
 }
 EXPORT_SYMBOL_GPL(sl_gap_visits);	/* test_skiplist.ko; declared in leaf.h */
+
+/**
+ * sl_gap_retried() - count and trace a gap-index step taken again
+ * @list:  the list
+ * @level: the tower level concerned (0 for a hole taken by another writer)
+ * @why:   SL_TRACE_GAP_* (trace/events/skiplist.h)
+ *
+ * Out of line: only the paths that retry call it.
+ *
+ * Context: rcu_read_lock() held.
+ */
+noinline __cold void sl_gap_retried(struct sl_list *list, unsigned int level,
+				    unsigned int why)
+{
+	sl_count_stat(list, SL_COUNT_GAP_RETRIES);
+	trace_sl_gap_retry(list, level, why);
+}
 
 /*
  * The gap word: bit 0 BUSY, bit 1 DIRTY, the rest the bound.  A bound
@@ -324,6 +342,7 @@ again:
 				live = leaf;
 		}
 		if (!live) {
+			sl_gap_retried(list, l, SL_TRACE_GAP_SEALED);
 			/* The seal before the pointers read again. */
 			smp_rmb();
 			goto again;
@@ -393,6 +412,7 @@ void sl_gap_raise(struct sl_list *list, unsigned long key, unsigned long gap)
 			if (!sl_gap_raise_word(&sl_gap_link(cover, level)->gap,
 					       bound)) {
 				/* Sealed since: its span went to its predecessor. */
+				sl_gap_retried(list, level, SL_TRACE_GAP_SEALED);
 				sl_gap_covers(list, key, level + 1, level, covers,
 					      NULL);
 				cover = covers[level];
@@ -793,6 +813,8 @@ static void sl_gap_tighten(struct sl_list *list, struct sl_leaf *owner,
 	if (bound != sl_gap_bound(old))
 		sl_gap_lowering(list, owner, level, above, visits);
 	seen = cmpxchg(&link->gap, busy, bound);
+	if (seen != busy)
+		sl_gap_retried(list, level, SL_TRACE_GAP_TIGHTEN_LOST);
 	/*
 	 * A raise got in (DIRTY) or the link was sealed: keep the bound they
 	 * left and give BUSY back.  Only raises change the word meanwhile, so
@@ -862,8 +884,10 @@ static bool sl_gap_search(struct sl_list *list, struct sl_gap_req *req)
 		 * the word may hold a bound tightened to the shorter span,
 		 * without the new leaf's gaps (gap_search_link).
 		 */
-		if (unlikely(rcu_access_pointer(link->next) != next))
+		if (unlikely(rcu_access_pointer(link->next) != next)) {
+			sl_gap_retried(list, level, SL_TRACE_GAP_RELINKED);
 			continue;
+		}
 		/*
 		 * A sealed link was unlinked after this walk passed its
 		 * predecessor, whose bound was read without its span: look
@@ -919,12 +943,14 @@ up:
  * @size:  units, at least 1
  * @align: alignment, a power of two
  * @found: the start, on success
+ * @visits: spans and slots the search looked at are added here, or NULL
  *
  * Context: rcu_read_lock() held.
  * Return: true if a range was found (free when it was looked at).
  */
 bool sl_gap_find(struct sl_list *list, unsigned long from, unsigned long room,
-		 unsigned long size, unsigned long align, unsigned long *found)
+		 unsigned long size, unsigned long align, unsigned long *found,
+		 unsigned long *visits)
 {
 	struct sl_gap_req req = {
 		.from = from, .room = room, .size = size, .align = align,
@@ -944,6 +970,8 @@ bool sl_gap_find(struct sl_list *list, unsigned long from, unsigned long room,
 #ifdef SL_COUNT_KEY_LOADS
 	this_cpu_add(sl_gap_visit_count, req.visits);
 #endif
+	if (visits)
+		*visits += req.visits;
 	if (ok)
 		*found = req.found;
 	return ok;

@@ -8,9 +8,11 @@
  * loser sees -EEXIST and searches on from there.
  */
 #include <linux/export.h>
+#include <linux/ktime.h>
 #include <linux/log2.h>
 #include <linux/rcupdate.h>
 #include "leaf.h"
+#include <trace/events/skiplist.h>
 
 /**
  * sl_insert_hole() - find a free aligned range and insert a slot there
@@ -42,22 +44,32 @@ int sl_insert_hole(struct sl_list *list, struct sl_slot *slot,
 		   unsigned long min, unsigned long max, unsigned long hint,
 		   unsigned long *start, gfp_t gfp)
 {
-	unsigned long from, at, room = max ? max - 1 : ULONG_MAX;
+	unsigned long from, at = 0, room = max ? max - 1 : ULONG_MAX;
+	unsigned long visits = 0;
+	unsigned int tries = 0, levels = 0;
+	u64 t0 = 0;
 	bool found;
 	int ret;
 
 	if (!size || !is_power_of_2(align) || (max && min >= max))
 		return -EINVAL;
+	/* A disabled event costs its static branch (and two counts) alone. */
+	if (trace_sl_insert_hole_enabled()) {
+		levels = READ_ONCE(list->level);
+		t0 = ktime_get_ns();
+	}
 	if (hint < min || (max && hint >= max))
 		hint = min;
 	from = hint;
 	for (;;) {
 		rcu_read_lock();
-		found = sl_gap_find(list, from, room, size, align, &at);
+		found = sl_gap_find(list, from, room, size, align, &at, &visits);
 		rcu_read_unlock();
+		tries++;
 		if (!found) {
+			ret = -ENOSPC;
 			if (from == min)
-				return -ENOSPC;
+				break;
 			/* Nothing above the hint: wrap around to @min. */
 			from = min;
 			continue;
@@ -65,12 +77,20 @@ int sl_insert_hole(struct sl_list *list, struct sl_slot *slot,
 		slot->key = at;
 		slot->size = size;
 		ret = sl_insert_slot(list, slot, gfp);
-		if (!ret && start)
-			*start = at;
 		if (ret != -EEXIST)
-			return ret;
+			break;
 		/* Another writer took it first; look on from there. */
+		rcu_read_lock();
+		sl_gap_retried(list, 0, SL_TRACE_GAP_HOLE_TAKEN);
+		rcu_read_unlock();
 		from = at;
 	}
+	if (!ret && start)
+		*start = at;
+	if (trace_sl_insert_hole_enabled())
+		trace_sl_insert_hole(list, size, align, min, max, hint,
+				     ret ? 0 : at, ret, levels, visits, tries,
+				     ktime_get_ns() - t0);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(sl_insert_hole);

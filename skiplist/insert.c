@@ -10,8 +10,10 @@
  * only an insert holding both leaves could put a smaller key there.
  */
 #include <linux/export.h>
+#include <linux/ktime.h>
 #include <linux/sched/mm.h>
 #include "leaf.h"
+#include <trace/events/skiplist.h>
 
 /* First index whose key is above @key.  Caller holds the lock. */
 static int sl_upper_locked(const struct sl_leaf *leaf, unsigned long key)
@@ -158,6 +160,8 @@ static void sl_leaf_split(struct sl_list *list, struct sl_locked *held,
 
 	if (pos == SL_LEAF_KEYS)
 		sl_finger_set(list, right);
+	trace_sl_leaf_split(list, leaf->lo, right->lo, leaf->nr, right->nr,
+			    right->height);
 }
 
 /**
@@ -327,8 +331,20 @@ EXPORT_SYMBOL_GPL(sl_replace);
  */
 int sl_insert(struct sl_list *list, struct sl_slot *slot, gfp_t gfp)
 {
-	if (!slot->size || sl_slot_last(slot) < slot->key)
-		return -EINVAL;
-	return sl_insert_slot(list, slot, gfp);
+	/* Read first: once in the list, the slot may go at any time. */
+	unsigned long key = slot->key, size = slot->size;
+	u64 t0 = 0;
+	int ret;
+
+	/* A disabled event costs its static branch alone. */
+	if (trace_sl_insert_enabled())
+		t0 = ktime_get_ns();
+	if (!size || sl_slot_last(slot) < key)
+		ret = -EINVAL;
+	else
+		ret = sl_insert_slot(list, slot, gfp);
+	if (trace_sl_insert_enabled())
+		trace_sl_insert(list, key, size, ret, ktime_get_ns() - t0);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(sl_insert);

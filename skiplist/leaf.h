@@ -200,6 +200,54 @@ DECLARE_PER_CPU(unsigned long, sl_key_load_count);
 #define sl_known_above(next, rejected)	((next) == (rejected))
 #endif
 
+/*
+ * What a published list counts, per CPU (struct sl_counters), only on the
+ * paths that retry, never on a lookup that does not, and only while the
+ * list is in debugfs (debugfs.c):
+ *  - SL_COUNT_READ_RETRIES: reader snapshots that did not hold (a writer
+ *    was in the leaf) and were taken again;
+ *  - SL_COUNT_GAP_RETRIES: gap searches, raises and tightenings that had
+ *    to look again (sl_gap_retry's reasons), and holes another writer
+ *    took first;
+ *  - SL_COUNT_DIR_REBUILDS: directory rebuilds that ran to the end.
+ */
+enum sl_counter {
+	SL_COUNT_READ_RETRIES,
+	SL_COUNT_GAP_RETRIES,
+	SL_COUNT_DIR_REBUILDS,
+	SL_COUNT_NR
+};
+
+struct sl_counters {
+	unsigned long n[SL_COUNT_NR];
+};
+
+/**
+ * struct sl_debugfs - a list published in debugfs
+ * @dir:      its directory
+ * @counters: its counters, per CPU
+ * @rcu:      for freeing after the counters' last users, who hold only
+ *            rcu_read_lock(), are done
+ */
+struct sl_debugfs {
+	struct dentry *dir;
+	struct sl_counters __percpu *counters;
+	struct rcu_head rcu;
+};
+
+/*
+ * Count an event of a published list; nothing for a list that is not.
+ * Caller holds rcu_read_lock(), which keeps the counters from being freed
+ * under it (sl_debugfs_remove()).
+ */
+static inline void sl_count_stat(struct sl_list *list, enum sl_counter which)
+{
+	struct sl_debugfs *dbg = rcu_dereference(list->debugfs);
+
+	if (dbg)
+		this_cpu_inc(dbg->counters->n[which]);
+}
+
 /* A forward pointer of a leaf whose lock the caller holds. */
 static inline struct sl_leaf *sl_next_locked(struct sl_leaf *leaf,
 					     unsigned int level)
@@ -380,7 +428,10 @@ void sl_gap_raise(struct sl_list *list, unsigned long key, unsigned long gap);
 void sl_gap_absorb(struct sl_link *dead, struct sl_link *pred);
 void sl_gap_note(struct sl_list *list, unsigned long key);
 bool sl_gap_find(struct sl_list *list, unsigned long from, unsigned long room,
-		 unsigned long size, unsigned long align, unsigned long *found);
+		 unsigned long size, unsigned long align, unsigned long *found,
+		 unsigned long *visits);
+void sl_gap_retried(struct sl_list *list, unsigned int level,
+		    unsigned int why);
 int sl_gap_check_link(struct sl_leaf *owner, unsigned int level,
 		      unsigned long real);
 unsigned long sl_gap_check_run(unsigned long first, unsigned long last);
@@ -401,6 +452,8 @@ struct sl_dir_entry {
 /**
  * struct sl_dir - the directory of a list's leaves
  * @rcu:  for freeing after a grace period
+ * @built_ns: when it was published (ktime_get_ns()), for its age in
+ *        debugfs
  * @cap:  room for entries
  * @nr:   entries
  * @entry: the leaves, by lower fence, strictly increasing; @entry[0] is
@@ -416,6 +469,7 @@ struct sl_dir_entry {
  */
 struct sl_dir {
 	struct rcu_head rcu;
+	u64 built_ns;
 	unsigned long cap;
 	unsigned long nr;
 	struct sl_dir_entry *entry;
@@ -491,6 +545,10 @@ void sl_dir_quiesce(struct sl_list *list);
 void sl_dir_destroy(struct sl_list *list);
 unsigned long sl_dir_bytes(struct sl_list *list);
 int sl_dir_check(struct sl_list *list);
+
+/* debugfs.c */
+void sl_debugfs_init(void);
+void sl_debugfs_exit(void);
 
 /* tower.c */
 void sl_tower_link(struct sl_list *list, struct sl_leaf *leaf);

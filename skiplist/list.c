@@ -73,6 +73,7 @@ int sl_init(struct sl_list *list, gfp_t gfp)
 	list->finger_lo = ULONG_MAX;
 	list->gaps_searched = 0;
 	RCU_INIT_POINTER(list->finger, NULL);
+	RCU_INIT_POINTER(list->debugfs, NULL);
 	sl_dir_init(list, gfp);
 	return 0;
 }
@@ -90,8 +91,12 @@ EXPORT_SYMBOL_GPL(sl_init);
  * leaf, so the walk keeps its place while it reschedules every
  * SL_ATOMIC_LEAVES leaves.
  *
- * Context: Process context; sleeps (while a rebuild of the leaf directory
- * finishes, and between chunks of leaves).
+ * A list still published in debugfs is taken out first
+ * (sl_debugfs_remove()).
+ *
+ * Context: Process context; sleeps (while reads of the list's debugfs
+ * files and a rebuild of the leaf directory finish, and between chunks
+ * of leaves).
  */
 void sl_destroy(struct sl_list *list,
 		void (*free_slot)(struct sl_slot *slot, void *arg), void *arg)
@@ -101,6 +106,7 @@ void sl_destroy(struct sl_list *list,
 	int i;
 
 	might_sleep();
+	sl_debugfs_remove(list);
 	sl_dir_destroy(list);
 	while (leaf) {
 		/*
@@ -256,12 +262,20 @@ EXPORT_SYMBOL_GPL(sl_stats);
 
 static int __init skiplist_module_init(void)
 {
-	return sl_caches_init();
+	int ret = sl_caches_init();
+
+	if (!ret)
+		sl_debugfs_init();
+	return ret;
 }
 
 static void __exit skiplist_module_exit(void)
 {
-	/* Leaves freed by the lists' last deletes may still be queued. */
+	sl_debugfs_exit();
+	/*
+	 * Leaves freed by the lists' last deletes, and counters of lists
+	 * taken out of debugfs, may still be queued.
+	 */
 	rcu_barrier();
 	sl_caches_exit();
 }

@@ -52,7 +52,23 @@
  *    (sl_left_of_dead()).
  */
 #include <linux/export.h>
+#include <linux/ktime.h>
 #include "leaf.h"
+#include <trace/events/skiplist.h>
+
+/*
+ * A reader's snapshot of @leaf did not hold (a writer was in it) and is
+ * taken again: counted, for a published list, and traced.  Out of line,
+ * so that the paths that do not retry carry nothing but the call.
+ */
+static noinline __cold void sl_read_retried(struct sl_list *list,
+					    const struct sl_leaf *leaf,
+					    unsigned long key,
+					    unsigned int where)
+{
+	sl_count_stat(list, SL_COUNT_READ_RETRIES);
+	trace_sl_read_retry(list, key, leaf->lo, where);
+}
 
 /*
  * The descent through the towers, for a list without a leaf directory or
@@ -369,6 +385,8 @@ static __always_inline void sl_locate(struct sl_list *list,
 		next = sl_step(leaf, fence);
 		if (!read_seqcount_retry(&leaf->seq, seq))
 			leaf = next;
+		else
+			sl_read_retried(list, leaf, key, SL_TRACE_RETRY_LOCATE);
 	}
 }
 
@@ -401,15 +419,9 @@ static bool sl_read_prev_last(const struct sl_leaf *leaf,
 	return !read_seqcount_retry(&prev->seq, seq);
 }
 
-/**
- * sl_lookup() - find the slot containing a key
- * @list: the list
- * @key:  the unit to look for
- *
- * Context: Any context; caller holds rcu_read_lock().
- * Return: the slot whose extent contains @key, or NULL if none does.
- */
-struct sl_slot *sl_lookup(struct sl_list *list, unsigned long key)
+/* sl_lookup(), inline in both of its callers below. */
+static __always_inline struct sl_slot *sl_lookup_slot(struct sl_list *list,
+						      unsigned long key)
 {
 	struct sl_leaf *leaf;
 	struct sl_slot *slot;
@@ -426,10 +438,12 @@ struct sl_slot *sl_lookup(struct sl_list *list, unsigned long key)
 			start = READ_ONCE(leaf->keys[pos.idx]);
 			slot = READ_ONCE(leaf->slots[pos.idx]);
 		} else if (!sl_read_prev_last(leaf, &slot, &start, &loads)) {
+			sl_read_retried(list, leaf, key, SL_TRACE_RETRY_LOOKUP);
 			continue;
 		}
 		if (!read_seqcount_retry(&leaf->seq, pos.seq))
 			break;
+		sl_read_retried(list, leaf, key, SL_TRACE_RETRY_LOOKUP);
 	}
 	sl_count_flush(loads);
 	/*
@@ -439,6 +453,33 @@ struct sl_slot *sl_lookup(struct sl_list *list, unsigned long key)
 	if (slot && (pos.exact || key - start < READ_ONCE(slot->size)))
 		return slot;
 	return NULL;
+}
+
+/* sl_lookup() while its event is enabled: timed, out of the way. */
+static noinline struct sl_slot *sl_lookup_traced(struct sl_list *list,
+						 unsigned long key)
+{
+	u64 t0 = ktime_get_ns();
+	struct sl_slot *slot = sl_lookup_slot(list, key);
+
+	trace_sl_lookup(list, key, !!slot, ktime_get_ns() - t0);
+	return slot;
+}
+
+/**
+ * sl_lookup() - find the slot containing a key
+ * @list: the list
+ * @key:  the unit to look for
+ *
+ * Context: Any context; caller holds rcu_read_lock().
+ * Return: the slot whose extent contains @key, or NULL if none does.
+ */
+struct sl_slot *sl_lookup(struct sl_list *list, unsigned long key)
+{
+	/* A disabled event costs its static branch alone. */
+	if (trace_sl_lookup_enabled())
+		return sl_lookup_traced(list, key);
+	return sl_lookup_slot(list, key);
 }
 EXPORT_SYMBOL_GPL(sl_lookup);
 
@@ -498,6 +539,8 @@ struct sl_slot *sl_first_overlap(struct sl_list *list, unsigned long start,
 			floor = READ_ONCE(leaf->slots[pos.idx]);
 		} else if (!sl_read_prev_last(leaf, &floor, &floor_key,
 					      &loads)) {
+			sl_read_retried(list, leaf, start,
+					SL_TRACE_RETRY_OVERLAP);
 			continue;
 		}
 		succ = NULL;
@@ -508,11 +551,14 @@ struct sl_slot *sl_first_overlap(struct sl_list *list, unsigned long start,
 				succ = READ_ONCE(leaf->slots[pos.idx + 1]);
 			} else if (!sl_read_next_first(leaf, &succ, &succ_key,
 						       &loads)) {
+				sl_read_retried(list, leaf, start,
+						SL_TRACE_RETRY_OVERLAP);
 				continue;
 			}
 		}
 		if (!read_seqcount_retry(&leaf->seq, pos.seq))
 			break;
+		sl_read_retried(list, leaf, start, SL_TRACE_RETRY_OVERLAP);
 	}
 	sl_count_flush(loads);
 	if (floor && start - floor_key < READ_ONCE(floor->size))
@@ -554,6 +600,13 @@ static void sl_iter_seek(struct sl_iter *iter)
 	unsigned int loads = 0;
 
 	sl_iter_seek_from(iter, sl_start(iter->list, key, &loads), loads);
+}
+
+/* The cursor's snapshot of @leaf did not hold: search again. */
+static void sl_iter_reseek(struct sl_iter *iter, const struct sl_leaf *leaf)
+{
+	sl_read_retried(iter->list, leaf, iter->pos, SL_TRACE_RETRY_ITER);
+	sl_iter_seek(iter);
 }
 
 /**
@@ -634,7 +687,7 @@ struct sl_slot *sl_iter_next(struct sl_iter *iter)
 			key = READ_ONCE(leaf->keys[iter->idx]);
 			slot = READ_ONCE(leaf->slots[iter->idx]);
 			if (read_seqcount_retry(&leaf->seq, seq)) {
-				sl_iter_seek(iter);
+				sl_iter_reseek(iter, leaf);
 				continue;
 			}
 			iter->idx++;
@@ -643,7 +696,7 @@ struct sl_slot *sl_iter_next(struct sl_iter *iter)
 		/* The next key is further right: step along level 0. */
 		next = rcu_dereference(leaf->next);
 		if (read_seqcount_retry(&leaf->seq, seq)) {
-			sl_iter_seek(iter);
+			sl_iter_reseek(iter, leaf);
 			continue;
 		}
 		if (!next)
@@ -689,13 +742,13 @@ struct sl_slot *sl_iter_prev(struct sl_iter *iter)
 
 			/* The leaf changed under the cursor (a torn count). */
 			if (idx >= nr) {
-				sl_iter_seek(iter);
+				sl_iter_reseek(iter, leaf);
 				continue;
 			}
 			key = READ_ONCE(leaf->keys[idx]);
 			slot = READ_ONCE(leaf->slots[idx]);
 			if (read_seqcount_retry(&leaf->seq, seq)) {
-				sl_iter_seek(iter);
+				sl_iter_reseek(iter, leaf);
 				continue;
 			}
 			iter->idx = idx;
@@ -704,7 +757,7 @@ struct sl_slot *sl_iter_prev(struct sl_iter *iter)
 		/* The key before lies further left: confirm the back link. */
 		prev = rcu_dereference(leaf->prev);
 		if (read_seqcount_retry(&leaf->seq, seq)) {
-			sl_iter_seek(iter);
+			sl_iter_reseek(iter, leaf);
 			continue;
 		}
 		if (!prev)

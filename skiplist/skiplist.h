@@ -19,6 +19,9 @@
  *  - Call the functions that walk the whole list (sl_destroy(), sl_check(),
  *    sl_stats()) from process context, outside rcu_read_lock(): they walk
  *    in bounded chunks and sleep between them.
+ *  - Publish a list in debugfs, if at all, with sl_debugfs_add() and take
+ *    it out with sl_debugfs_remove() (or sl_destroy()), in process context,
+ *    as part of the list's own life cycle.
  *
  * Writers need no external lock: the list takes its own per-leaf spinlocks,
  * with interrupts disabled, so every function but those three may be called
@@ -55,7 +58,9 @@ static inline unsigned long sl_slot_last(const struct sl_slot *slot)
 
 struct sl_leaf;
 struct sl_dir;
+struct sl_debugfs;
 struct mem_cgroup;
+struct dentry;
 
 /**
  * struct sl_list - a skiplist range index
@@ -75,6 +80,8 @@ struct mem_cgroup;
  * @gaps_searched: set by the first gap search; until then no gap bound
  *          has been tightened, so inserts and deletes skip raising them
  *          (gap.c)
+ * @debugfs: the list's files and counters in debugfs, while it is
+ *          published there (sl_debugfs_add()), or NULL
  *
  * All fields are private to the implementation.
  */
@@ -91,6 +98,7 @@ struct sl_list {
 	struct mem_cgroup *dir_memcg;
 	struct work_struct dir_work;
 	int gaps_searched;
+	struct sl_debugfs __rcu *debugfs;
 };
 
 /**
@@ -164,5 +172,10 @@ struct sl_slot *sl_iter_prev(struct sl_iter *iter);
 void sl_stats(struct sl_list *list, struct sl_stats *stats);
 unsigned long sl_key_loads(void);
 int sl_check(struct sl_list *list);
+
+int sl_debugfs_add(struct sl_list *list, struct dentry *parent,
+		   const char *name);
+void sl_debugfs_remove(struct sl_list *list);
+struct dentry *sl_debugfs_dir(void);
 
 #endif /* _SKIPLIST_H */

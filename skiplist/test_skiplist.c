@@ -990,6 +990,9 @@ static void test_lookup_guess(void)
 
 /* Kept outside the kernel build: the kernel has no deterministic hook. */
 #ifdef SL_TEST_FAULT_INJECTION
+#include <linux/debugfs.h>		/* shim_debugfs_read() */
+#include <trace/events/skiplist.h>	/* the events' records */
+
 /*
  * Fail each allocation an insert makes, one at a time, and check that the
  * list is left exactly as it was and the insert then succeeds.
@@ -1572,7 +1575,8 @@ static void sl_wrap_work(struct work_struct *work)
 			break;
 		rcu_read_lock();
 		/* Nothing has 4 units: looks through the span, tightens it. */
-		sl_gap_find(sl_partner.list, 0, sl_partner.key - 1, 4, 1, &at);
+		sl_gap_find(sl_partner.list, 0, sl_partner.key - 1, 4, 1, &at,
+			    NULL);
 		sl_gap_raise(sl_partner.list, 4, 1);
 		rcu_read_unlock();
 	}
@@ -1845,7 +1849,8 @@ static void test_gap_search_unlink(void)
 	sl_ul.armed = true;
 	sl_window_hook = sl_search_unlink_window;
 	rcu_read_lock();
-	found = sl_gap_find(&sl_ul.list, 0, sl_ul.last, sl_ul.g_size, 1, &at);
+	found = sl_gap_find(&sl_ul.list, 0, sl_ul.last, sl_ul.g_size, 1, &at,
+			    NULL);
 	rcu_read_unlock();
 	SL_EXPECT(found && at == sl_ul.g_start);
 	sl_partner_finish();
@@ -1881,11 +1886,12 @@ static void test_gap_unlink_window(void)
 	sl_partner_start(&sl_ul.list, sl_ul.kill, sl_ul_kill_work);
 	SL_EXPECT(sl_partner_wait() == SL_PARTNER_STALLED);
 	rcu_read_lock();
-	found = sl_gap_find(&sl_ul.list, 0, sl_ul.last, sl_ul.g_size, 1, &at);
+	found = sl_gap_find(&sl_ul.list, 0, sl_ul.last, sl_ul.g_size, 1, &at,
+			    NULL);
 	SL_EXPECT(found && at == sl_ul.g_start);
 	/* Nothing fits: it looks through, and tightens, every span. */
 	SL_EXPECT(!sl_gap_find(&sl_ul.list, 0, sl_ul.last, sl_ul.g_size + 1, 1,
-			       &at));
+			       &at, NULL));
 	rcu_read_unlock();
 	SL_EXPECT(sl_test_remove(&sl_ul.list, sl_ul.f_key));
 	sl_partner_finish();
@@ -2038,7 +2044,7 @@ static void sl_ll_link_and_tighten(const struct sl_window_at *at)
 	sl_ll.armed = false;
 	sl_partner_finish();
 	SL_EXPECT(!sl_gap_find(at->list, sl_ll.p->lo, sl_ll.x->lo - 1,
-			       sl_ll.g_size, 1, &found));
+			       sl_ll.g_size, 1, &found, NULL));
 }
 
 static void sl_ll_window(const struct sl_window_at *at, enum sl_window win,
@@ -2097,6 +2103,19 @@ static void sl_search_link_window(const struct sl_window_at *at)
 	sl_ll_window(at, SL_WIN_GAP_SEARCH_LINK, 1);
 }
 
+/* Gap retries of the list under test at level 1 because a link changed. */
+static int sl_relinked_seen;
+
+static void sl_relinked_hook(const struct shim_trace_event *event,
+			     const void *record)
+{
+	const shim_trace_rec_sl_gap_retry *gr = record;
+
+	if (shim_trace_is(event, sl_gap_retry) && gr->list == &sl_ll.list &&
+	    gr->level == 1 && gr->why == SL_TRACE_GAP_RELINKED)
+		sl_relinked_seen++;
+}
+
 /*
  * The same inside a search's read of @p's level-1 link: the gap in @z was
  * there before and after, and the search must find it.
@@ -2112,11 +2131,19 @@ static void test_gap_search_link(void)
 	SL_EXPECT(sl_test_hole(&sl_ll.list, sl_ll.g_size + 1, 1, 0,
 			       sl_ll.last + 1, 0, &key) == -ENOSPC);
 	sl_ll.armed = true;
+	sl_relinked_seen = 0;
+	shim_trace_hook = sl_relinked_hook;
+	shim_trace_start();
 	rcu_read_lock();
-	found = sl_gap_find(&sl_ll.list, 0, sl_ll.last, sl_ll.g_size, 1, &at);
+	found = sl_gap_find(&sl_ll.list, 0, sl_ll.last, sl_ll.g_size, 1, &at,
+			    NULL);
 	rcu_read_unlock();
+	shim_trace_stop();
+	shim_trace_hook = NULL;
 	sl_window_hook = NULL;
 	SL_EXPECT(found && at == sl_ll.g_start);
+	/* The search saw the link change under it and read it again. */
+	SL_EXPECT(sl_relinked_seen == 1);
 	sl_ll_finish();
 }
 
@@ -2834,6 +2861,198 @@ static void test_replace_dead_leaf(void)
 out:
 	sl_test_destroy(&list);
 }
+
+/*
+ * Observability (userspace only: the shims record the events a test
+ * fires, trace/events/skiplist.h, and let it read debugfs files).
+ */
+
+/* The value of the line "@name VALUE" of the debugfs file @path, or -1. */
+static long sl_test_stat(const char *path, const char *name)
+{
+	char *text = shim_debugfs_read(path), *line;
+	size_t len = strlen(name);
+	long value = -1;
+
+	if (!text)
+		return -1;
+	for (line = text; *line; line += strcspn(line, "\n") + !!line[strcspn(line, "\n")]) {
+		if (!strncmp(line, name, len) && line[len] == ' ') {
+			value = strtol(line + len + 1, NULL, 0);
+			break;
+		}
+	}
+	free(text);
+	return value;
+}
+
+/* Every event of the list's life, with the fields of each. */
+static void test_trace_events(void)
+{
+	shim_trace_rec_sl_insert_hole hole;
+	shim_trace_rec_sl_leaf_split split;
+	shim_trace_rec_sl_leaf_merge merge;
+	shim_trace_rec_sl_lookup look;
+	shim_trace_rec_sl_insert ins;
+	shim_trace_rec_sl_erase er;
+	unsigned long n, key = 0, splits, merges, i;
+	struct sl_list list;
+
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	/* Off, nothing fires. */
+	n = shim_trace_count(sl_insert);
+	SL_EXPECT(sl_test_insert(&list, 10, 5) == 0);
+	SL_EXPECT(shim_trace_count(sl_insert) == n);
+
+	shim_trace_start();
+	SL_EXPECT(sl_test_insert(&list, 20, 5) == 0);
+	SL_EXPECT(shim_trace_count(sl_insert) == n + 1);
+	SL_EXPECT(shim_trace_last(sl_insert, &ins) && ins.list == &list &&
+		  ins.key == 20 && ins.size == 5 && !ins.ret);
+	SL_EXPECT(sl_test_insert(&list, 22, 1) == -EEXIST);
+	SL_EXPECT(shim_trace_last(sl_insert, &ins) && ins.key == 22 &&
+		  ins.ret == -EEXIST);
+
+	SL_EXPECT(sl_test_lookup(&list, 23) == 20);
+	SL_EXPECT(shim_trace_last(sl_lookup, &look) && look.list == &list &&
+		  look.key == 23 && look.found);
+	SL_EXPECT(sl_test_lookup(&list, 100) == ULONG_MAX);
+	SL_EXPECT(shim_trace_last(sl_lookup, &look) && look.key == 100 &&
+		  !look.found);
+
+	SL_EXPECT(sl_test_hole(&list, 3, 4, 16, 64, 16, &key) == 0);
+	SL_EXPECT(shim_trace_last(sl_insert_hole, &hole) &&
+		  hole.list == &list && hole.size == 3 && hole.align == 4 &&
+		  hole.min == 16 && hole.max == 64 && hole.start == key &&
+		  !hole.ret && hole.tries >= 1 && hole.visits >= 1 &&
+		  hole.levels >= 1);
+	/* Where it was found: inside the window, aligned, clear of [20, 25). */
+	SL_EXPECT(key >= 16 && key + 3 <= 64 && !(key & 3) &&
+		  (key >= 25 || key + 3 <= 20));
+	SL_EXPECT(sl_test_hole(&list, 100, 1, 16, 64, 16, &key) == -ENOSPC);
+	SL_EXPECT(shim_trace_last(sl_insert_hole, &hole) &&
+		  hole.ret == -ENOSPC && hole.start == 0);
+
+	SL_EXPECT(sl_test_remove(&list, 20));
+	SL_EXPECT(shim_trace_last(sl_erase, &er) && er.list == &list &&
+		  er.key == 20 && er.size == 5 && er.found);
+	SL_EXPECT(!sl_test_remove(&list, 21));
+	SL_EXPECT(shim_trace_last(sl_erase, &er) && er.key == 21 &&
+		  !er.size && !er.found);
+
+	/* Splits as a run of inserts fills leaves, merges as it empties them. */
+	splits = shim_trace_count(sl_leaf_split);
+	for (i = 0; i < 4 * SL_LEAF_KEYS; i++)
+		SL_EXPECT(sl_test_insert(&list, 1000 + 2 * i, 1) == 0);
+	SL_EXPECT(shim_trace_count(sl_leaf_split) > splits);
+	SL_EXPECT(shim_trace_last(sl_leaf_split, &split) &&
+		  split.list == &list && split.right_lo > split.lo &&
+		  split.left_nr + split.right_nr == SL_LEAF_KEYS + 1 &&
+		  split.right_height >= 1);
+	merges = shim_trace_count(sl_leaf_merge);
+	for (i = 0; i < 4 * SL_LEAF_KEYS; i++)
+		SL_EXPECT(sl_test_remove(&list, 1000 + 2 * i));
+	SL_EXPECT(shim_trace_count(sl_leaf_merge) > merges);
+	SL_EXPECT(shim_trace_last(sl_leaf_merge, &merge) &&
+		  merge.list == &list && merge.right_lo > merge.lo &&
+		  merge.left_nr + merge.right_nr <= SL_LEAF_KEYS);
+	shim_trace_stop();
+	sl_test_destroy(&list);
+}
+
+/*
+ * A reader retry forced (as in test_torn_lookup) on a published list:
+ * its event fires once, with the key and the leaf, and its counter in
+ * debugfs counts it; the files go with sl_debugfs_remove(), and a list
+ * still published goes from debugfs with sl_destroy().
+ */
+static void test_debugfs_retry(void)
+{
+	shim_trace_rec_sl_read_retry rr;
+	struct sl_list list, other;
+	unsigned long n;
+
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	if (!SL_EXPECT(sl_init(&other, GFP_KERNEL) == 0)) {
+		sl_test_destroy(&list);
+		return;
+	}
+	SL_EXPECT(sl_debugfs_add(&list, NULL, "torn") == 0);
+	SL_EXPECT(sl_debugfs_add(&list, NULL, "again") == -EBUSY);
+	SL_EXPECT(sl_debugfs_add(&other, NULL, "torn") == -EEXIST);
+	SL_EXPECT(sl_test_insert(&list, 0, 1) == 0);
+	SL_EXPECT(sl_test_insert(&list, 100, 10) == 0);
+	SL_EXPECT(sl_test_stat("skiplist/torn/stats", "items") == 2);
+	SL_EXPECT(sl_test_stat("skiplist/torn/stats", "read_retries") == 0);
+	SL_EXPECT(sl_test_stat("skiplist/torn/stats", "leaves") == 1);
+	SL_EXPECT(sl_test_stat("skiplist/torn/stats", "height_24") == 1);
+
+	sl_torn_item = sl_test_item_new(50, 1);
+	if (!SL_EXPECT(sl_torn_item))
+		goto out;
+	n = shim_trace_count(sl_read_retry);
+	shim_trace_start();
+	sl_window_hook = sl_torn_window;
+	SL_EXPECT(sl_test_lookup(&list, 105) == 100);
+	sl_window_hook = NULL;
+	shim_trace_stop();
+	SL_EXPECT(!sl_torn_item);
+	SL_EXPECT(shim_trace_count(sl_read_retry) == n + 1);
+	SL_EXPECT(shim_trace_last(sl_read_retry, &rr) && rr.list == &list &&
+		  rr.key == 105 && rr.lo == 0 &&
+		  rr.where == SL_TRACE_RETRY_LOOKUP);
+	SL_EXPECT(sl_test_stat("skiplist/torn/stats", "read_retries") == 1);
+	SL_EXPECT(sl_test_stat("skiplist/torn/stats", "items") == 3);
+	/* Another list's retries are its own. */
+	SL_EXPECT(sl_debugfs_add(&other, NULL, "other") == 0);
+	SL_EXPECT(sl_test_stat("skiplist/other/stats", "read_retries") == 0);
+	sl_debugfs_remove(&other);
+	SL_EXPECT(!shim_debugfs_exists("skiplist/other"));
+	sl_debugfs_remove(&other);
+out:
+	sl_test_destroy(&list);
+	SL_EXPECT(!shim_debugfs_exists("skiplist/torn"));
+	sl_test_destroy(&other);
+}
+
+/*
+ * The directory's rebuild: its event with what it built, and its count,
+ * age and size in debugfs.
+ */
+static void test_debugfs_directory(void)
+{
+	shim_trace_rec_sl_dir_rebuild rb;
+	struct sl_list list;
+	unsigned long i, leaves, n;
+
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	SL_EXPECT(sl_debugfs_add(&list, NULL, "dir") == 0);
+	SL_EXPECT(sl_test_stat("skiplist/dir/stats", "dir_entries") == 0);
+	n = shim_trace_count(sl_dir_rebuild);
+	shim_trace_start();
+	for (i = 0; i < 100 * SL_LEAF_KEYS; i++)
+		SL_EXPECT(sl_test_insert(&list, 4 * i, 2) == 0);
+	/* One more rebuild, of every leaf there is now. */
+	sl_dir_quiesce(&list);
+	queue_work(system_unbound_wq, &list.dir_work);
+	sl_dir_quiesce(&list);
+	shim_trace_stop();
+	leaves = sl_test_stat("skiplist/dir/stats", "leaves");
+	SL_EXPECT(leaves > 64);
+	SL_EXPECT(shim_trace_count(sl_dir_rebuild) > n);
+	SL_EXPECT(shim_trace_last(sl_dir_rebuild, &rb) && rb.list == &list &&
+		  rb.outcome == SL_TRACE_DIR_PUBLISHED && rb.entries == leaves &&
+		  rb.leaves == leaves && rb.bytes > 0);
+	SL_EXPECT(sl_test_stat("skiplist/dir/stats", "dir_entries") == leaves);
+	SL_EXPECT(sl_test_stat("skiplist/dir/stats", "dir_rebuilds") >= 1);
+	SL_EXPECT(sl_test_stat("skiplist/dir/stats", "dir_age_ms") >= 0);
+	SL_EXPECT(sl_test_stat("skiplist/dir/stats", "items") ==
+		  100 * SL_LEAF_KEYS);
+	sl_test_destroy(&list);
+}
 #endif
 
 #ifdef __KERNEL__
@@ -3108,6 +3327,9 @@ static const struct sl_test_case sl_test_cases[] = {
 	{ "stats_chunks", test_stats_chunks },
 	{ "directory_memcg", test_directory_memcg },
 	{ "replace_dead_leaf", test_replace_dead_leaf },
+	{ "trace_events", test_trace_events },
+	{ "debugfs_retry", test_debugfs_retry },
+	{ "debugfs_directory", test_debugfs_directory },
 #endif
 #ifdef __KERNEL__
 	/* Timers, tasklets and kthreads: the kernel's own contexts. */

@@ -42,6 +42,10 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: slctl [--json] [--device PATH] COMMAND [ARGS]\n"
 "       slctl [--json] [--device PATH] batch  < commands\n"
+"       slctl lsm COMMAND [ARGS]      the extent store (slctl lsm --help)\n"
+"       slctl top [--once] [--interval SECONDS]\n"
+"                                     what debugfs shows of every list,\n"
+"                                     allocator and store (slctl top --help)\n"
 "\n"
 "Each slctl process opens its own, empty index: use 'batch' to run a\n"
 "sequence of commands (one per line, as below; '#' starts a comment) on one\n"
@@ -461,6 +465,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[i], "lsm"))
 		return slctl_lsm(argc - i, argv + i);
+	if (!strcmp(argv[i], "top"))
+		return slctl_top(argc - i, argv + i);
 	/* Help needs no device. */
 	if (i + 1 < argc && (!strcmp(argv[i + 1], "--help") ||
 			     !strcmp(argv[i + 1], "-h")))

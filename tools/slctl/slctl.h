@@ -15,4 +15,7 @@ bool slctl_parse_u64(const char *s, __u64 *out);
 /* "slctl lsm ...", from "lsm" on: the exit status. */
 int slctl_lsm(int argc, char **argv);
 
+/* "slctl top ...", from "top" on (top.c): the exit status. */
+int slctl_top(int argc, char **argv);
+
 #endif /* _SLCTL_H */

@@ -11,9 +11,14 @@
 #     each workload must report its ops/s, readrandom, readwhilewriting
 #     and seekrandom find every key, and rangelookup find the units that
 #     rangeoverwrite's ranges cover (run.py computes them).
-#  4. selftests/lsm/lsm_lifecycle.sh: slctl lsm, the module reference of
+#  4. What the store shows of itself (Documentation/tracing.rst): its
+#     events (sl_lsm) through tracefs while slctl lsm fills a store of
+#     small memtables, each flush's fields checked and their number
+#     against the store's counters in debugfs, and slctl top --once on the
+#     attached store and its device space.
+#  5. selftests/lsm/lsm_lifecycle.sh: slctl lsm, the module reference of
 #     an attached store, rmmod and insmod with the data read back.
-#  5. sl_lsm.ko unloaded (vm-run's log check catches what it leaves).
+#  6. sl_lsm.ko unloaded (vm-run's log check catches what it leaves).
 # Given a disk whose serial is "sllsmprev", it first reads back
 # (lsm_lifecycle.sh --after-reboot) what an earlier boot's lifecycle left
 # there: make check-vm-lsm passes 6.1's disk to the 6.12 boot.
@@ -88,6 +93,76 @@ else
 	fail "$bench missing: run 'make check-vm-lsm'"
 fi
 took "lsm_bench_dev"
+
+# The store's events and debugfs, on a store kept attached (a fifo holds
+# the batch open) with 64 KiB memtables, so that 4000 puts flush several
+# and level 0 fills enough to merge.
+tracing=/sys/kernel/tracing
+[ -d "$tracing/events" ] || mount -t tracefs none "$tracing"
+dname=${disk#/dev/}
+if [ -d "$tracing/events/sl_lsm" ]; then
+	echo 0 > "$tracing/tracing_on"
+	echo > "$tracing/trace"
+	echo 1 > "$tracing/events/sl_lsm/enable"
+	echo 1 > "$tracing/tracing_on"
+	{ echo "format $disk --memtable 65536"
+	  awk 'BEGIN { for (i = 0; i < 4000; i++)
+		printf "put %d 1 value-%d-0123456789abcdef0123456789abcdef\n", i * 2, i }'
+	  echo flush
+	  echo stats; } > /tmp/lsm-obs.txt
+	rm -f /tmp/lsm-obs.fifo
+	mkfifo /tmp/lsm-obs.fifo
+	build/tools/slctl lsm batch < /tmp/lsm-obs.fifo > /tmp/lsm-obs-out.txt 2>&1 &
+	obs_pid=$!
+	exec 7> /tmp/lsm-obs.fifo
+	cat /tmp/lsm-obs.txt >&7
+	for i in $(seq 300); do
+		grep -q '^flushes' /tmp/lsm-obs-out.txt && break
+		sleep 1
+	done
+	flushes=$(awk '$1 == "flushes" { print $2 }' "/sys/kernel/debug/sl_lsm/$dname/stats" 2>/dev/null)
+	echo 0 > "$tracing/tracing_on"
+	build/tools/slctl top --once > /tmp/lsm-obs-top.txt 2>&1 ||
+		fail "slctl top --once with a store attached: $(cat /tmp/lsm-obs-top.txt)"
+	awk -v s="sl_lsm/$dname" -v f="${flushes:-x}" '$1 == s && $4 == f { ok++ }
+		$1 == s "/space" && $4 > 0 { ok++ } $1 == s "/space/index" { ok++ }
+		END { exit ok != 3 }' /tmp/lsm-obs-top.txt ||
+		{ cat /tmp/lsm-obs-top.txt; fail "slctl top does not show the store, its flushes and its space"; }
+	exec 7>&-
+	wait $obs_pid || fail "slctl lsm batch of the event workload: $(tail -3 /tmp/lsm-obs-out.txt)"
+	echo 0 > "$tracing/events/sl_lsm/enable"
+	awk -v want="${flushes:-x}" '
+		function v(name,   i) {
+			for (i = 1; i <= NF; i++)
+				if (index($i, name "=") == 1)
+					return substr($i, length(name) + 2)
+			return ""
+		}
+		function bad(what) { if (++errors <= 10) print "guest: " what ": " $0 }
+		/ lsm_flush: / && v("err") == 0 {
+			flushed++
+			if (v("blocks") + 0 < 1 || v("pieces") + 0 < 1 ||
+			    v("last_seq") + 0 <= seq)
+				bad("a flush of nothing, or out of order")
+			seq = v("last_seq") + 0
+		}
+		/ lsm_compaction: / && v("err") == 0 {
+			merged++
+			if (v("runs_in") + 0 < 1 || v("to") + 0 < v("from") + 0 ||
+			    (v("move") == 0 && v("write_bytes") + 0 < 1))
+				bad("a merge of nothing")
+		}
+		END {
+			printf "guest: store events: %d flushes (the store counted %s), %d merges\n",
+			       flushed, want, merged
+			if (flushed != want + 0 || flushed < 2)
+				bad("flush events against the store'"'"'s count")
+			exit errors > 0
+		}' "$tracing/trace" || fail "the store's events"
+else
+	fail "no sl_lsm events in $tracing/events"
+fi
+took "the store's events, debugfs and slctl top"
 
 echo "guest: running lsm/lsm_lifecycle.sh on $disk"
 selftests/lsm/lsm_lifecycle.sh "$lkmod/sl_lsm.ko" "$disk" ||

@@ -7,7 +7,11 @@
 #  2. skiplist_dev.ko and the kselftests of /dev/skiplist; sl_extent_dev.ko
 #     and the kselftests of /dev/sl_extent (TAP output).
 #  3. sl_iommu.ko: selftests/iommu_demo/sl_iommu_test.sh.
-#  4. slctl: an extent at the last key listed first by iterate --backward.
+#  4. Observability (tools/vm/guest-observe.sh): the events of a workload
+#     through tracefs checked against it, slctl top on the open lists and
+#     the IOMMU demo's allocator, trace-cmd, and debugfs reads racing the
+#     lists' ends; the trace goes to $SL_OBSERVE_OUT for the host.
+#  5. slctl: an extent at the last key listed first by iterate --backward.
 #     Life cycle: fill an index through slctl and close it; rmmod of either
 #     device module refused while its device is open; unload, reload,
 #     unload; the per-height slab caches and the extent cache must be gone
@@ -73,6 +77,8 @@ echo "guest: running iommu_demo/sl_iommu_test.sh"
 selftests/iommu_demo/sl_iommu_test.sh "$ikmod/sl_iommu.ko" ||
 	fail "iommu_demo/sl_iommu_test.sh"
 took "iommu_demo/sl_iommu_test.sh"
+
+. "$(dirname "$0")/guest-observe.sh"
 
 # Life cycle.
 seq 0 19999 | awk '{ print "insert", $1 * 16, 8, $1 }' > /tmp/fill.txt

@@ -40,6 +40,7 @@
 #include "store_check.h"
 #include "store_window.h"
 #include "rnd.h"
+#include <trace/events/sl_lsm.h>
 
 static u64 seed;
 static const char *phase = "setup";
@@ -622,9 +623,59 @@ static void *writer_thread(void *p)
 }
 
 /*
+ * The store's events (trace/events/sl_lsm.h) of one store, as a hook on
+ * the shims' tracepoints counts them: those that succeeded, and those
+ * whose fields are not what the store did.  Events fire on the writer,
+ * flush and merge threads.
+ */
+static struct {
+	struct lsm_store *st;
+	unsigned long flushes, merges, stalls, slowdowns, bad;
+} ev;
+
+static void ev_count(unsigned long *n, bool sane)
+{
+	__atomic_fetch_add(n, 1, __ATOMIC_RELAXED);
+	if (!sane)
+		__atomic_fetch_add(&ev.bad, 1, __ATOMIC_RELAXED);
+}
+
+static void ev_hook(const struct shim_trace_event *e, const void *rec)
+{
+	if (shim_trace_is(e, lsm_flush)) {
+		const shim_trace_rec_lsm_flush *f = rec;
+
+		if (f->st == ev.st && !f->err)
+			ev_count(&ev.flushes, f->blocks && f->pieces &&
+				 f->last_seq && f->ns);
+	} else if (shim_trace_is(e, lsm_compaction)) {
+		const shim_trace_rec_lsm_compaction *c = rec;
+
+		if (c->st == ev.st && !c->err)
+			ev_count(&ev.merges, c->runs_in && c->to >= c->from &&
+				 c->to < LSM_LEVELS &&
+				 (c->move ? !c->write_bytes :
+				  c->read_bytes && c->runs_out));
+	} else if (shim_trace_is(e, lsm_stall)) {
+		const shim_trace_rec_lsm_stall *w = rec;
+
+		if (w->st == ev.st)
+			ev_count(&ev.stalls, !w->err && w->ns &&
+				 (w->why == LSM_TRACE_STALL_L0 ||
+				  w->why == LSM_TRACE_STALL_MEMTABLES));
+	} else if (shim_trace_is(e, lsm_slowdown)) {
+		const shim_trace_rec_lsm_slowdown *d = rec;
+
+		if (d->st == ev.st)
+			ev_count(&ev.slowdowns, d->owed_ns && d->ns);
+	}
+}
+
+/*
  * With the merge held, level 0 grows until writers stop at l0_stop_runs
  * (slowed from l0_slowdown_runs on); let go, the merge ends and they go
- * on.  Each wait is counted.
+ * on.  Each wait is counted, and fires its event, as each flush and
+ * merge does.
  */
 static void test_stall(void)
 {
@@ -641,6 +692,10 @@ static void test_stall(void)
 	o.l0_stop_runs = 5;
 	st = open_new_with(md, &o);
 	w.st = st;
+	memset(&ev, 0, sizeof(ev));
+	ev.st = st;
+	shim_trace_hook = ev_hook;
+	shim_trace_start();
 	gate_arm(LSM_WIN_MERGE_WRITTEN);
 	EXPECT(!pthread_create(&w.t, NULL, writer_thread, &w));
 	gate_wait_arrived(LSM_WIN_MERGE_WRITTEN);
@@ -663,12 +718,26 @@ static void test_stall(void)
 	EXPECT(s.slowdowns > 0);
 	gate_open(LSM_WIN_MERGE_WRITTEN);
 	pthread_join(w.t, NULL);
+	/* Done writing: no flush or merge is left to fire before the stats. */
+	EXPECT_OK(lsm_store_flush(st));
+	EXPECT_OK(lsm_store_compact(st, false));
 	lsm_store_stats(st, &s);
+	shim_trace_stop();
+	shim_trace_hook = NULL;
 	EXPECT(s.stalls > 0 && s.stall_ns > 0 && s.slowdown_ns > 0);
+	if (ev.flushes != s.flushes || ev.merges != s.compactions ||
+	    ev.stalls != s.stalls || ev.slowdowns != s.slowdowns || ev.bad)
+		FAIL("events: %lu flushes, %lu merges, %lu stalls, %lu slowdowns (%lu not sane); stats: %llu, %llu, %llu, %llu",
+		     ev.flushes, ev.merges, ev.stalls, ev.slowdowns, ev.bad,
+		     (unsigned long long)s.flushes,
+		     (unsigned long long)s.compactions,
+		     (unsigned long long)s.stalls,
+		     (unsigned long long)s.slowdowns);
 	if (verbose)
-		printf("stall: %llu stalls %.1f ms, %llu slowdowns %.1f ms\n",
+		printf("stall: %llu stalls %.1f ms, %llu slowdowns %.1f ms; events: %lu flushes, %lu merges\n",
 		       (unsigned long long)s.stalls, s.stall_ns / 1e6,
-		       (unsigned long long)s.slowdowns, s.slowdown_ns / 1e6);
+		       (unsigned long long)s.slowdowns, s.slowdown_ns / 1e6,
+		       ev.flushes, ev.merges);
 	for (u64 i = 0; i < w.total; i++)
 		model[i % KEYS] = 1000 + i;
 	check_store(st, model);

@@ -14,9 +14,10 @@ Q := @
 quiet = @echo "  $(1)	$(2)";
 endif
 
-SL_CORE := list leaf search locking insert delete tower gap hole check directory
-SL_SHIM := base lock irq rcu slab workqueue crc32c shrinker
-SL_EXTENT := extent_map range_alloc
+SL_CORE := list leaf search locking insert delete tower gap hole check directory \
+	   debugfs trace
+SL_SHIM := base lock irq rcu slab workqueue crc32c shrinker trace debugfs
+SL_EXTENT := extent_map range_alloc trace
 SL_INCLUDES = -I$(SL_TOP)/tools/testing/skiplist/include -I$(SL_TOP)/skiplist \
 	      -I$(SL_TOP)/extent
 # Every header an object of lsm/ may see: its own, the extent map's and

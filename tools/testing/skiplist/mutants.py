@@ -20,7 +20,9 @@ TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 # name, file, text to replace, replacement, test, what must catch it
 MUTANTS = [
     ("lookup-accepts-torn-snapshot", "skiplist/search.c",
-     "\t\tif (!read_seqcount_retry(&leaf->seq, pos.seq))\n\t\t\tbreak;\n\t}\n\tsl_count_flush(loads);\n\t/*\n\t * The snapshot held",
+     "\t\tif (!read_seqcount_retry(&leaf->seq, pos.seq))\n\t\t\tbreak;\n"
+     "\t\tsl_read_retried(list, leaf, key, SL_TRACE_RETRY_LOOKUP);\n\t}\n"
+     "\tsl_count_flush(loads);\n\t/*\n\t * The snapshot held",
      "\t\tbreak;\n\t}\n\tsl_count_flush(loads);\n\t/*\n\t * The snapshot held",
      "unit", "torn_lookup test: a leaf changing inside a lookup's snapshot"),
     ("search-ignores-upper-fence", "skiplist/search.c",
@@ -131,8 +133,9 @@ MUTANTS = [
      "\t\tsl_gap_lowering(list, owner, level, above, visits);\n", "",
      "unit", "gap_count_link test: a recount above pairs an old pointer with the lowered bound"),
     ("gap-search-trusts-first-pointer", "skiplist/gap.c",
-     "\t\tif (unlikely(rcu_access_pointer(link->next) != next))\n"
-     "\t\t\tcontinue;\n", "",
+     "\t\tif (unlikely(rcu_access_pointer(link->next) != next)) {\n"
+     "\t\t\tsl_gap_retried(list, level, SL_TRACE_GAP_RELINKED);\n"
+     "\t\t\tcontinue;\n\t\t}\n", "",
      "unit", "gap_search_link test: a search pairs an old pointer with a bound tightened since"),
     ("gap-prune-ignores-alignment", "skiplist/gap.c",
      "\treturn (size == SL_GAP_MAX || size >= req->size) &&\n"

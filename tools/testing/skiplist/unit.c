@@ -16,6 +16,11 @@ int main(void)
 	ret = shim_modules_load();
 	shim_modules_unload();
 	rcu_barrier();
+	if (shim_debugfs_live()) {
+		fprintf(stderr, "unit: %ld debugfs entries left behind\n",
+			shim_debugfs_live());
+		ret = -1;
+	}
 	if (shim_kmalloc_live()) {
 		fprintf(stderr, "unit: %ld kmalloc objects leaked\n",
 			shim_kmalloc_live());

@@ -36,14 +36,10 @@
 #define _SHIM_KTIME_H
 #define _SHIM_COMPLETION_H
 #define ENOTSUPP		524
-#define MAX_ERRNO		4095
+/* Error pointers: the test shim's (tools/testing/skiplist/shim/err.h). */
+#include <linux/err.h>
 
 typedef u64 dma_addr_t;
-
-#define IS_ERR_VALUE(x)	((unsigned long)(void *)(x) >= (unsigned long)-MAX_ERRNO)
-static inline void *ERR_PTR(long error) { return (void *)error; }
-static inline long PTR_ERR(const void *ptr) { return (long)ptr; }
-static inline bool IS_ERR(const void *ptr) { return IS_ERR_VALUE(ptr); }
 
 #define __printf(a, b)		__attribute__((format(printf, a, b)))
 #define clamp(val, lo, hi)	min(max((val), (lo)), (hi))

@@ -47,6 +47,8 @@ typedef unsigned int slab_flags_t;
 #define noinline	__attribute__((noinline))
 #endif
 #define __aligned(x)	__attribute__((aligned(x)))
+#define __cold		__attribute__((cold))
+#define __printf(a, b)	__attribute__((format(printf, a, b)))
 #define __acquires(x)
 #define __releases(x)
 #define __must_hold(x)

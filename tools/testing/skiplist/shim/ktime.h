@@ -6,6 +6,10 @@
 #include <time.h>
 #include "base.h"
 
+#define NSEC_PER_USEC	1000ULL
+#define NSEC_PER_MSEC	1000000ULL
+#define NSEC_PER_SEC	1000000000ULL
+
 static inline u64 ktime_get_ns(void)
 {
 	struct timespec ts;

@@ -5,6 +5,11 @@
 
 #include <linux/types.h>
 
+static inline u64 div_u64(u64 dividend, u32 divisor)
+{
+	return dividend / divisor;
+}
+
 static inline u64 div64_u64(u64 dividend, u64 divisor)
 {
 	return dividend / divisor;
