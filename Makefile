@@ -125,6 +125,10 @@ setup:
 # reach through the pipe to tee, and kbuild needs none of our variables.
 NPROC := $(shell nproc)
 
+# The directories the top-level Kbuild builds from (with the headers they
+# include); make install gives DKMS the same (tools/install/install.sh).
+KMOD_DIRS := skiplist extent iommu_demo lsm tools/bench/kernel tools/peers
+
 # Each kernel gets its own tree of symlinks to the sources, so objects for
 # different kernels never mix and the source tree stays clean.
 #   $(call kmod,KERNEL_BUILD_DIR,NAME,EXTRA_MAKE_ARGS)
@@ -133,10 +137,10 @@ define kmod
 	@test -f $(1)/Makefile || \
 		{ echo "no kernel headers in $(1): run 'make setup'"; exit 1; }
 	@out=$(BUILD)/kmod-$(2); mkdir -p $$out; \
-	cp -f Kbuild $$out/Kbuild; mkdir -p $$out/tools/bench; \
-	cp -rsf $(TOP)/skiplist $(TOP)/extent $(TOP)/iommu_demo $(TOP)/lsm $$out/; \
-	cp -rsf $(TOP)/tools/bench/kernel $$out/tools/bench/; \
-	cp -rsf $(TOP)/tools/peers $$out/tools/; \
+	cp -f Kbuild VERSION $$out/; \
+	for d in $(KMOD_DIRS); do \
+		mkdir -p $$out/$$(dirname $$d); cp -rsf $(TOP)/$$d $$out/$$(dirname $$d)/; \
+	done; \
 	echo "modules for $(2) in $$out"; \
 	MAKEFLAGS= $(MAKE) -j$(NPROC) --no-print-directory -C $(1) M=$$out $(3) \
 		modules 2>&1 | \
@@ -161,6 +165,10 @@ check-kernel:
 	$(call kmod,/lib/modules/$(KREL_612)/build,$(KREL_612),W=1 C=2 CF=-Wsparse-error)
 	@$(call no_warnings,$(BUILD)/kmod-$(KREL_612)/build.log)
 	@echo "check-kernel: 6.1 and 6.12 build clean with W=1 and sparse"
+	@for k in $(KREL_61) $(KREL_612); do \
+		$(TOP)/tools/install/check-modules.sh $(BUILD)/kmod-$$k \
+			/lib/modules/$$k/build || exit 1; \
+	done
 
 $(CHECKPATCH):
 	@test -f /usr/src/linux-source-6.1.tar.xz || \
