@@ -87,6 +87,19 @@
 #                    btrfs check and scrub (part of make check)
 #   make check-btrfs-long
 #                    the same with 100,000 extents and 5 minutes of stress
+#   make install     as root: the modules through DKMS for every kernel
+#                    with headers (and each kernel installed later),
+#                    slctl and lsm_bench_dev with their man pages, and the
+#                    uapi headers under PREFIX/include/skiplist (PREFIX
+#                    /usr; DESTDIR=DIR only stages the files, dkms not run;
+#                    DKMS_KERNELS= picks the kernels); Documentation/install.rst
+#   make uninstall   dkms remove, and every file make install put
+#   make check-install
+#                    make install into a DESTDIR on the host: the files,
+#                    the man pages rendered without a warning, a program
+#                    built against the installed headers alone, the
+#                    refusals, make uninstall (part of make check; the
+#                    DKMS install itself is tested in check-vm's guests)
 #   make help        this text
 
 TOP := $(CURDIR)
@@ -111,7 +124,7 @@ KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h extent/*.[ch] \
 	bench-lookup-cachesim \
 	bench-kernel bench-tcg-profile bench-native-build bench-alloc-native bench-iommu \
 	bench-lsm bench-lsm-vm bench-lsm-pool btrfs check-btrfs check-btrfs-long \
-	clean help
+	install install-programs uninstall check-install check-dkms clean help
 
 all: modules
 
@@ -202,6 +215,45 @@ check-btrfs: btrfs
 
 check-btrfs-long:
 	$(MAKE) check-btrfs BTRFS_EXTENTS=100000 BTRFS_STRESS_SECONDS=300
+
+# make install (tools/install/install.sh, Documentation/install.rst).
+# The modules are DKMS's to build; the programs and their man pages
+# (tools/install/manpage.py: each page's commands and flags come from the
+# program's own --help) are built here.
+PREFIX ?= /usr
+DESTDIR ?=
+DKMS_KERNELS ?=
+VERSION := $(shell cat $(TOP)/VERSION)
+MAN_DIR := $(BUILD)/man
+MAN_DATE := $(shell git -C $(TOP) log -1 --format=%cd --date=format:'%B %Y' 2>/dev/null || \
+	date +'%B %Y')
+SLCTL_BIN := $(BUILD)/tools/slctl
+LSM_BENCH_DEV_BIN := $(BUILD)/bench-obj/lsm/lsm_bench_dev
+INSTALL_ENV = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" DKMS_KERNELS="$(DKMS_KERNELS)" \
+	KMOD_DIRS="$(KMOD_DIRS)" SLCTL=$(SLCTL_BIN) LSM_BENCH_DEV=$(LSM_BENCH_DEV_BIN) \
+	MAN_DIR=$(MAN_DIR)
+
+install-programs:
+	$(MAKE) -C tools/slctl
+	$(MAKE) -C tools/bench/lsm dev BUILD=$(BUILD)/bench-obj/lsm
+	@mkdir -p $(MAN_DIR)
+	$(PY) tools/install/manpage.py $(SLCTL_BIN) tools/slctl/slctl.1.in \
+		$(VERSION) "$(MAN_DATE)" > $(MAN_DIR)/slctl.1.tmp
+	$(PY) tools/install/manpage.py $(LSM_BENCH_DEV_BIN) \
+		tools/bench/lsm/lsm_bench_dev.1.in $(VERSION) "$(MAN_DATE)" \
+		> $(MAN_DIR)/lsm_bench_dev.1.tmp
+	mv $(MAN_DIR)/slctl.1.tmp $(MAN_DIR)/slctl.1
+	mv $(MAN_DIR)/lsm_bench_dev.1.tmp $(MAN_DIR)/lsm_bench_dev.1
+
+install: install-programs
+	@$(INSTALL_ENV) $(TOP)/tools/install/install.sh install
+
+uninstall:
+	@$(INSTALL_ENV) $(TOP)/tools/install/install.sh uninstall
+
+# Host-side, into a scratch DESTDIR: nothing outside build/ is touched.
+check-install: install-programs
+	@$(INSTALL_ENV) DESTDIR=$(BUILD)/install-test $(TOP)/tools/install/check-install.sh
 
 lint: $(CHECKPATCH)
 	perl $(CHECKPATCH) --no-tree --strict --quiet --ignore FILE_PATH_CHANGES \

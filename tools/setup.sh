@@ -48,6 +48,7 @@ pkgs=(build-essential make gcc g++ xz-utils perl python3 python3-matplotlib
       rocksdb-tools  # RocksDB's db_bench, the peer of make bench-lsm
       librocksdb-dev  # its library, for the extent workloads' RocksDB side
       btrfs-progs  # mkfs.btrfs, btrfs check and scrub for make check-btrfs
+      dkms  # make install builds the modules with it, check-vm tests that
       file)  # virtme-ng runs file(1) on the guest's init
 p612=$(headers_612 || true)
 if [ -z "$p612" ]; then
