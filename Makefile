@@ -12,7 +12,13 @@
 #   make check-soak  the store's soak for SOAK_SECONDS (300): threads of
 #                    random operations against an oracle, power cuts and
 #                    reopens (make check runs it beside lint and mutants)
-#   make check-vm    only the VM part: the kernel suite in 6.1 and 6.12
+#   make check-vm    only the VM part: the kernel suite in 6.1 and 6.12, on
+#                    the modules as DKMS installs them (make check-dkms)
+#   make check-dkms  make install and uninstall for real, as root, with DKMS
+#                    building for 6.1 and (by the kernel's postinst hook)
+#                    6.12, in a mount namespace whose writes vanish: the
+#                    modules, modules.dep, a failing build's log, nothing
+#                    left behind; leaves the builds for check-vm
 #   make check-vm-lsm
 #                    the store (sl_lsm.ko) in 6.1 and 6.12 on scratch
 #                    virtio disks: its kselftests and its life cycle
@@ -99,7 +105,7 @@
 #                    the man pages rendered without a warning, a program
 #                    built against the installed headers alone, the
 #                    refusals, make uninstall (part of make check; the
-#                    DKMS install itself is tested in check-vm's guests)
+#                    real install is check-dkms's)
 #   make help        this text
 
 TOP := $(CURDIR)
@@ -295,16 +301,28 @@ bench-smoke: bench-build bench-native-build
 # The guest runs test_skiplist.ko, the kselftests of /dev/skiplist (with
 # FUZZ_IOCTLS random ioctls) and /dev/sl_extent, the IOMMU demo's test (fio
 # verify on every backend) and a module life-cycle test.
+# The modules the guests load are the ones DKMS built on the host
+# (check-dkms) and installs in the guest: modprobe loads them, and dkms
+# remove takes them away at the end (tools/vm/guest-dkms.sh).
 FUZZ_IOCTLS ?= 100000
-check-vm: check-kernel
+check-vm: check-kernel check-dkms
 	$(MAKE) -C selftests/skiplist
 	$(MAKE) -C selftests/extent
 	$(MAKE) -C tools/slctl
 	$(TOP)/tools/vm/test-scan.sh
 	$(TOP)/tools/vm/vm-run --kernel 6.1 --timeout 1200 -- \
-		SL_FUZZ_IOCTLS=$(FUZZ_IOCTLS) tools/vm/guest-selftests.sh
+		SL_FUZZ_IOCTLS=$(FUZZ_IOCTLS) SL_DKMS_DIR=build/dkms tools/vm/guest-selftests.sh
 	$(TOP)/tools/vm/vm-run --kernel 6.12 --timeout 1200 -- \
-		SL_FUZZ_IOCTLS=$(FUZZ_IOCTLS) tools/vm/guest-selftests.sh
+		SL_FUZZ_IOCTLS=$(FUZZ_IOCTLS) SL_DKMS_DIR=build/dkms tools/vm/guest-selftests.sh
+
+# make install and make uninstall for real, with DKMS building for 6.1
+# and, through the kernel package's hook, 6.12, in a mount namespace whose
+# writes land on a tmpfs (tools/install/check-dkms.sh); it leaves each
+# kernel's build in build/dkms for check-vm's guests.
+check-dkms:
+	@test -n "$(KREL_61)" -a -n "$(KREL_612)" || \
+		{ echo "6.1 and 6.12 headers needed: run 'make setup'"; exit 1; }
+	$(TOP)/tools/install/check-dkms.sh $(KREL_61) $(KREL_612)
 
 # The store in both kernels (tools/vm/guest-lsm.sh), each on a fresh
 # sparse image of LSM_DISK_MB as a virtio disk with serial "sllsm", and a
