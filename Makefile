@@ -534,7 +534,7 @@ check: setup
 	@$(call timed_beside,check-user+check-btrfs,check-vm check-vm-lsm check-crash)
 	@# Alone: it measures how long the index stalls its callers.
 	@$(call timed,check-vm-stall STALL_N=$(STALL_CHECK_N) STALL_MODES=none)
-	@$(call timed_beside,check-soak mutants+lint+bench-smoke,check-debug,19)
+	@$(call timed_beside,check-soak mutants+lint+bench-smoke+check-install,check-debug,19)
 	@echo "check: all passed; seconds per part (parts beside others overlap them):"
 	@cat $(CHECK_TIMES)
 	@echo "$$(( $$(date +%s) - $$(cat $(BUILD)/check-start) )) s	in all, wall clock"
