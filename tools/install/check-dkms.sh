@@ -19,7 +19,7 @@
 #    libcrc32c;
 #  - make uninstall: dkms status empty, and nothing left behind in
 #    /usr/src, /lib/modules, /var/lib/dkms, /usr/bin, /usr/share/man,
-#    /usr/include, /etc, /boot and /tmp but DKMS's own signing key.
+#    /usr/include, /etc and /boot but DKMS's own signing key.
 # Before the uninstall, what the install changed in /lib/modules is saved
 # in build/dkms/lib-modules: check-vm's guests lay it over their own
 # /lib/modules, load the modules with modprobe and run the kernel suite on
@@ -52,8 +52,16 @@ bad() {
 
 rm -rf "$out"
 mkdir -p "$out"
-sandbox_begin "$build/dkms-sandbox" /usr/src /usr/lib/modules /var/lib/dkms \
-	/usr/bin /usr/share/man /usr/include /etc /boot /tmp
+# Not /tmp: the tree itself may be there (a clone in /tmp), and its build/
+# must keep what this leaves for check-vm.
+sandboxed=(/usr/src /usr/lib/modules /var/lib/dkms /usr/bin /usr/share/man
+	   /usr/include /etc /boot)
+for d in "${sandboxed[@]}"; do
+	case "$top/" in
+	"$d"/*) echo "check-dkms: the tree is under $d, which the sandbox covers" >&2; exit 1 ;;
+	esac
+done
+sandbox_begin "$build/dkms-sandbox" "${sandboxed[@]}"
 trap sandbox_end EXIT
 
 # First a build that fails, on a kernel whose build directory's make
