@@ -46,11 +46,16 @@ for m in $built; do
 	done
 	v=$(modinfo -F version "$ko")
 	[ "$v" = "$version" ] || bad "$m.ko: version '$v', not VERSION's '$version'"
-	# parmtype lists every parameter; parm only those with a description.
-	while IFS=: read -r name _; do
+	# parmtype lists every parameter; modinfo -F parm prints each as
+	# "NAME:DESCRIPTION (TYPE)", with nothing before " (TYPE)" when
+	# MODULE_PARM_DESC is missing.
+	parms=$(modinfo -F parm "$ko")
+	while IFS=: read -r name type; do
 		params=$((params + 1))
-		modinfo -F parm "$ko" | grep -q "^$name:." ||
-			bad "$m.ko: parameter $name has no MODULE_PARM_DESC"
+		line=$(grep -m1 "^$name:" <<< "$parms" || true)
+		desc=${line#"$name:"}
+		desc=${desc%" ($type)"}
+		[ -n "${desc// /}" ] || bad "$m.ko: parameter $name has no MODULE_PARM_DESC"
 	done < <(modinfo -F parmtype "$ko")
 done
 [ $fail -eq 0 ] || exit 1
