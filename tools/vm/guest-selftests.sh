@@ -27,6 +27,7 @@ slctl=build/tools/slctl
 if [ -n "${SL_DKMS_DIR:-}" ]; then
 	. "$(dirname "$0")/guest-dkms.sh"
 	dkms_guest_install || exit 1
+	took "DKMS's modules found"
 fi
 
 # The file of module $1 (skiplist/skiplist for skiplist.ko).
@@ -146,6 +147,7 @@ fi
 if [ -n "${SL_DKMS_DIR:-}" ]; then
 	dkms_guest_modprobe
 	dkms_guest_end
+	took "modprobe and modprobe -r"
 fi
 [ $status -eq 0 ] && echo "guest: kernel suite passed on $(uname -r)"
 exit $status
