@@ -103,8 +103,6 @@ kernels_with_headers() {
 install_modules() {
 	local k log
 
-	[ -n "$kernels" ] ||
-		die "no kernel headers in /lib/modules/*/build: apt-get install linux-headers-$(uname -r)"
 	if dkms_added; then
 		echo "make install: replacing $name $version in DKMS"
 		dkms remove -m "$name" -v "$version" --all
@@ -118,6 +116,9 @@ install_modules() {
 }
 
 if [ "$action" = install ]; then
+	kernels=${DKMS_KERNELS:-$(kernels_with_headers)}
+	[ -n "$destdir" ] || [ -n "$kernels" ] ||
+		die "no kernel headers in /lib/modules/*/build: apt-get install linux-headers-$(uname -r)"
 	install -D -m 755 "${SLCTL:?}" "$bindir/slctl"
 	install -D -m 755 "${LSM_BENCH_DEV:?}" "$bindir/lsm_bench_dev"
 	for p in "${programs[@]}"; do
@@ -127,7 +128,6 @@ if [ "$action" = install ]; then
 		install -D -m 644 "$top/$h" "$incdir/$(basename "$h")"
 	done
 	install_sources
-	kernels=${DKMS_KERNELS:-$(kernels_with_headers)}
 	if [ -n "$destdir" ]; then
 		echo "make install: staged in $destdir (no dkms run)"
 	else
