@@ -13,7 +13,13 @@
 #   make check-soak  the store's soak for SOAK_SECONDS (300): threads of
 #                    random operations against an oracle, power cuts and
 #                    reopens (make check runs it beside lint and mutants)
-#   make check-vm    only the VM part: the kernel suite in 6.1 and 6.12
+#   make check-vm    only the VM part: the kernel suite in 6.1 and 6.12, on
+#                    the modules as DKMS installs them (make check-dkms)
+#   make check-dkms  make install and uninstall for real, as root, with DKMS
+#                    building for 6.1 and (by the kernel's postinst hook)
+#                    6.12, in a mount namespace whose writes vanish: the
+#                    modules, modules.dep, a failing build's log, nothing
+#                    left behind; leaves the builds for check-vm
 #   make check-vm-lsm
 #                    the store (sl_lsm.ko) in 6.1 and 6.12 on scratch
 #                    virtio disks: its kselftests and its life cycle
@@ -100,6 +106,19 @@
 #   make htmldocs    the HTML documentation, with the API reference from the
 #                    sources' kernel-doc comments, in build/htmldocs (any
 #                    warning fails it; part of make check)
+#   make install     as root: the modules through DKMS for every kernel
+#                    with headers (and each kernel installed later),
+#                    slctl and lsm_bench_dev with their man pages, and the
+#                    uapi headers under PREFIX/include/skiplist (PREFIX
+#                    /usr; DESTDIR=DIR only stages the files, dkms not run;
+#                    DKMS_KERNELS= picks the kernels); Documentation/install.rst
+#   make uninstall   dkms remove, and every file make install put
+#   make check-install
+#                    make install into a DESTDIR on the host: the files,
+#                    the man pages rendered without a warning, a program
+#                    built against the installed headers alone, the
+#                    refusals, make uninstall (part of make check; the
+#                    real install is check-dkms's)
 #   make help        this text
 
 TOP := $(CURDIR)
@@ -129,7 +148,7 @@ TRACE_H := $(wildcard skiplist/trace/events/*.h extent/trace/events/*.h \
 	bench-kernel bench-tcg-profile bench-native-build bench-alloc-native bench-iommu \
 	bench-scaling \
 	bench-lsm bench-lsm-vm bench-lsm-pool btrfs check-btrfs check-btrfs-long \
-	htmldocs clean help
+	htmldocs install install-programs uninstall check-install check-dkms clean help
 
 all: modules
 
@@ -143,6 +162,10 @@ setup:
 # reach through the pipe to tee, and kbuild needs none of our variables.
 NPROC := $(shell nproc)
 
+# The directories the top-level Kbuild builds from (with the headers they
+# include); make install gives DKMS the same (tools/install/install.sh).
+KMOD_DIRS := skiplist extent iommu_demo lsm tools/bench/kernel tools/peers
+
 # Each kernel gets its own tree of symlinks to the sources, so objects for
 # different kernels never mix and the source tree stays clean.
 #   $(call kmod,KERNEL_BUILD_DIR,NAME,EXTRA_MAKE_ARGS)
@@ -151,10 +174,10 @@ define kmod
 	@test -f $(1)/Makefile || \
 		{ echo "no kernel headers in $(1): run 'make setup'"; exit 1; }
 	@out=$(BUILD)/kmod-$(2); mkdir -p $$out; \
-	cp -f Kbuild $$out/Kbuild; mkdir -p $$out/tools/bench; \
-	cp -rsf $(TOP)/skiplist $(TOP)/extent $(TOP)/iommu_demo $(TOP)/lsm $$out/; \
-	cp -rsf $(TOP)/tools/bench/kernel $$out/tools/bench/; \
-	cp -rsf $(TOP)/tools/peers $$out/tools/; \
+	cp -f Kbuild VERSION $$out/; \
+	for d in $(KMOD_DIRS); do \
+		mkdir -p $$out/$$(dirname $$d); cp -rsf $(TOP)/$$d $$out/$$(dirname $$d)/; \
+	done; \
 	echo "modules for $(2) in $$out"; \
 	MAKEFLAGS= $(MAKE) -j$(NPROC) --no-print-directory -C $(1) M=$$out $(3) \
 		modules 2>&1 | \
@@ -179,6 +202,10 @@ check-kernel:
 	$(call kmod,/lib/modules/$(KREL_612)/build,$(KREL_612),W=1 C=2 CF=-Wsparse-error)
 	@$(call no_warnings,$(BUILD)/kmod-$(KREL_612)/build.log)
 	@echo "check-kernel: 6.1 and 6.12 build clean with W=1 and sparse"
+	@for k in $(KREL_61) $(KREL_612); do \
+		$(TOP)/tools/install/check-modules.sh $(BUILD)/kmod-$$k \
+			/lib/modules/$$k/build || exit 1; \
+	done
 
 $(CHECKPATCH):
 	@test -f /usr/src/linux-source-6.1.tar.xz || \
@@ -212,6 +239,45 @@ check-btrfs: btrfs
 
 check-btrfs-long:
 	$(MAKE) check-btrfs BTRFS_EXTENTS=100000 BTRFS_STRESS_SECONDS=300
+
+# make install (tools/install/install.sh, Documentation/install.rst).
+# The modules are DKMS's to build; the programs and their man pages
+# (tools/install/manpage.py: each page's commands and flags come from the
+# program's own --help) are built here.
+PREFIX ?= /usr
+DESTDIR ?=
+DKMS_KERNELS ?=
+VERSION := $(shell cat $(TOP)/VERSION)
+MAN_DIR := $(BUILD)/man
+MAN_DATE := $(shell git -C $(TOP) log -1 --format=%cd --date=format:'%B %Y' 2>/dev/null || \
+	date +'%B %Y')
+SLCTL_BIN := $(BUILD)/tools/slctl
+LSM_BENCH_DEV_BIN := $(BUILD)/bench-obj/lsm/lsm_bench_dev
+INSTALL_ENV = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" DKMS_KERNELS="$(DKMS_KERNELS)" \
+	KMOD_DIRS="$(KMOD_DIRS)" SLCTL=$(SLCTL_BIN) LSM_BENCH_DEV=$(LSM_BENCH_DEV_BIN) \
+	MAN_DIR=$(MAN_DIR)
+
+install-programs:
+	$(MAKE) -C tools/slctl
+	$(MAKE) -C tools/bench/lsm dev BUILD=$(BUILD)/bench-obj/lsm
+	@mkdir -p $(MAN_DIR)
+	$(PY) tools/install/manpage.py $(SLCTL_BIN) tools/slctl/slctl.1.in \
+		$(VERSION) "$(MAN_DATE)" > $(MAN_DIR)/slctl.1.tmp
+	$(PY) tools/install/manpage.py $(LSM_BENCH_DEV_BIN) \
+		tools/bench/lsm/lsm_bench_dev.1.in $(VERSION) "$(MAN_DATE)" \
+		> $(MAN_DIR)/lsm_bench_dev.1.tmp
+	mv $(MAN_DIR)/slctl.1.tmp $(MAN_DIR)/slctl.1
+	mv $(MAN_DIR)/lsm_bench_dev.1.tmp $(MAN_DIR)/lsm_bench_dev.1
+
+install: install-programs
+	@$(INSTALL_ENV) $(TOP)/tools/install/install.sh install
+
+uninstall:
+	@$(INSTALL_ENV) $(TOP)/tools/install/install.sh uninstall
+
+# Host-side, into a scratch DESTDIR: nothing outside build/ is touched.
+check-install: install-programs
+	@$(INSTALL_ENV) DESTDIR=$(BUILD)/install-test $(TOP)/tools/install/check-install.sh
 
 lint: $(CHECKPATCH)
 	perl $(CHECKPATCH) --no-tree --strict --quiet --ignore FILE_PATH_CHANGES \
@@ -296,10 +362,13 @@ bench-smoke: bench-build bench-native-build
 # The guest also checks the modules' events, debugfs and slctl top
 # (tools/vm/guest-observe.sh) and leaves its trace in OBSERVE_61/_612,
 # which tools/trace/trace_plot.py turns into pictures here.
+# The modules the guests load are the ones DKMS built on the host
+# (check-dkms) and installs in the guest: modprobe loads them, and dkms
+# remove takes them away at the end (tools/vm/guest-dkms.sh).
 FUZZ_IOCTLS ?= 100000
 OBSERVE_61 = $(BUILD)/vm/$(KREL_61)/observe
 OBSERVE_612 = $(BUILD)/vm/$(KREL_612)/observe
-check-vm: check-kernel
+check-vm: check-kernel check-dkms
 	$(MAKE) -C selftests/skiplist
 	$(MAKE) -C selftests/extent
 	$(MAKE) -C tools/slctl
@@ -307,12 +376,21 @@ check-vm: check-kernel
 	rm -rf $(OBSERVE_61) $(OBSERVE_612)
 	$(TOP)/tools/vm/vm-run --kernel 6.1 --timeout 1200 -- \
 		SL_FUZZ_IOCTLS=$(FUZZ_IOCTLS) SL_OBSERVE_OUT=$(OBSERVE_61) \
-		tools/vm/guest-selftests.sh
+		SL_DKMS_DIR=build/dkms tools/vm/guest-selftests.sh
 	$(PY) tools/trace/trace_plot.py $(OBSERVE_61)/trace.txt -o $(OBSERVE_61)
 	$(TOP)/tools/vm/vm-run --kernel 6.12 --timeout 1200 -- \
 		SL_FUZZ_IOCTLS=$(FUZZ_IOCTLS) SL_OBSERVE_OUT=$(OBSERVE_612) \
-		tools/vm/guest-selftests.sh
+		SL_DKMS_DIR=build/dkms tools/vm/guest-selftests.sh
 	$(PY) tools/trace/trace_plot.py $(OBSERVE_612)/trace.txt -o $(OBSERVE_612)
+
+# make install and make uninstall for real, with DKMS building for 6.1
+# and, through the kernel package's hook, 6.12, in a mount namespace whose
+# writes land on a tmpfs (tools/install/check-dkms.sh); it leaves each
+# kernel's build in build/dkms for check-vm's guests.
+check-dkms:
+	@test -n "$(KREL_61)" -a -n "$(KREL_612)" || \
+		{ echo "6.1 and 6.12 headers needed: run 'make setup'"; exit 1; }
+	$(TOP)/tools/install/check-dkms.sh $(KREL_61) $(KREL_612)
 
 # The store in both kernels (tools/vm/guest-lsm.sh), each on a fresh
 # sparse image of LSM_DISK_MB as a virtio disk with serial "sllsm", and a
@@ -524,7 +602,7 @@ check: setup
 	@$(call timed_beside,check-user+check-btrfs,check-vm check-vm-lsm check-crash)
 	@# Alone: it measures how long the index stalls its callers.
 	@$(call timed,check-vm-stall STALL_N=$(STALL_CHECK_N) STALL_MODES=none)
-	@$(call timed_beside,check-soak mutants+lint+bench-smoke+htmldocs,check-debug,19)
+	@$(call timed_beside,check-soak mutants+lint+bench-smoke+htmldocs+check-install,check-debug,19)
 	@echo "check: all passed; seconds per part (parts beside others overlap them):"
 	@cat $(CHECK_TIMES)
 	@echo "$$(( $$(date +%s) - $$(cat $(BUILD)/check-start) )) s	in all, wall clock"

@@ -690,3 +690,5 @@ module_init(sl_edev_init);
 module_exit(sl_edev_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("/dev/sl_extent: the extent map and range allocator driven by ioctl");
+MODULE_AUTHOR("Seed 86df1db9 maintainers <maintainers@users.noreply.a-seed-86df1db9.example>");
+MODULE_VERSION(SL_VERSION);

@@ -895,3 +895,5 @@ module_init(sl_extent_init);
 module_exit(sl_extent_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Extent map and range allocator on the RCU skiplist");
+MODULE_AUTHOR("Seed 86df1db9 maintainers <maintainers@users.noreply.a-seed-86df1db9.example>");
+MODULE_VERSION(SL_VERSION);

@@ -322,3 +322,5 @@ module_init(slb_init);
 module_exit(slb_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("RAM block devices mapping every I/O through an emulated IOMMU, with a choice of IOVA allocator");
+MODULE_AUTHOR("Seed 86df1db9 maintainers <maintainers@users.noreply.a-seed-86df1db9.example>");
+MODULE_VERSION(SL_VERSION);

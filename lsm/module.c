@@ -152,3 +152,5 @@ module_init(lsm_module_init);
 module_exit(lsm_module_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("sl_lsm: a crash-safe extent store on a block device (/dev/sl_lsm)");
+MODULE_AUTHOR("Seed 86df1db9 maintainers <maintainers@users.noreply.a-seed-86df1db9.example>");
+MODULE_VERSION(SL_VERSION);

@@ -503,3 +503,5 @@ module_init(sl_dev_init);
 module_exit(sl_dev_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("/dev/skiplist: the skiplist range index driven by ioctl");
+MODULE_AUTHOR("Seed 86df1db9 maintainers <maintainers@users.noreply.a-seed-86df1db9.example>");
+MODULE_VERSION(SL_VERSION);

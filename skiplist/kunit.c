@@ -48,3 +48,5 @@ kunit_test_suite(sl_kunit_suite);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit suite for the RCU skiplist range index");
+MODULE_AUTHOR("Seed 86df1db9 maintainers <maintainers@users.noreply.a-seed-86df1db9.example>");
+MODULE_VERSION(SL_VERSION);

@@ -284,3 +284,5 @@ module_init(skiplist_module_init);
 module_exit(skiplist_module_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("RCU skiplist range index");
+MODULE_AUTHOR("Seed 86df1db9 maintainers <maintainers@users.noreply.a-seed-86df1db9.example>");
+MODULE_VERSION(SL_VERSION);

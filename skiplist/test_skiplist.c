@@ -3409,4 +3409,6 @@ module_init(test_skiplist_init);
 module_exit(test_skiplist_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Self-test for the RCU skiplist range index");
+MODULE_AUTHOR("Seed 86df1db9 maintainers <maintainers@users.noreply.a-seed-86df1db9.example>");
+MODULE_VERSION(SL_VERSION);
 #endif /* !SL_TEST_KUNIT */

@@ -52,6 +52,7 @@ pkgs=(build-essential make gcc g++ xz-utils perl python3 python3-matplotlib
       python3-sphinx python3-sphinx-rtd-theme  # make htmldocs and its theme
       graphviz  # dot, for the pictures of make htmldocs
       trace-cmd  # records the modules' events in check-vm (guest-observe.sh)
+      dkms  # make install builds the modules with it, check-vm tests that
       file)  # virtme-ng runs file(1) on the guest's init
 p612=$(headers_612 || true)
 if [ -z "$p612" ]; then

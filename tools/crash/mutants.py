@@ -67,6 +67,7 @@ def build(release, name):
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(os.path.join(out, "tools", "bench"))
     shutil.copy(os.path.join(TOP, "Kbuild"), out)
+    shutil.copy(os.path.join(TOP, "VERSION"), out)
     for d in ("skiplist", "extent", "iommu_demo"):
         run(["cp", "-rsf", os.path.join(TOP, d), out + "/"], check=True)
     run(["cp", "-rsf", os.path.join(TOP, "tools/bench/kernel"),

@@ -141,7 +141,9 @@ def build(m, kdir):
     for part in ("skiplist", "extent"):
         shutil.copytree(os.path.join(TOP, part), os.path.join(work, part))
     with open(os.path.join(work, "Kbuild"), "w") as f:
-        f.write("obj-m += skiplist/ extent/\n")
+        # The version is the top-level Kbuild's, which this tree leaves out.
+        f.write("obj-m += skiplist/ extent/\n"
+                "subdir-ccflags-y += -DSL_VERSION='\"mutant\"'\n")
     target = os.path.join(work, m.path)
     with open(target) as f:
         text = f.read()

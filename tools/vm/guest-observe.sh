@@ -32,7 +32,7 @@ if [ ! -d "$tracing/events/skiplist" ]; then
 fi
 obs_n=2000
 obs_holes=5
-obs_ko=build/kmod-$(uname -r)/iommu_demo/sl_iommu.ko
+obs_ko=$(ko iommu_demo/sl_iommu)
 
 # The workload's commands: extents of 8 units every 16, lookups at every
 # eighth unit (half inside an extent, half between: those fail with

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Runs in the guest (tools/vm/vm-run): the whole kernel-side suite on the
 # running kernel.
@@ -19,24 +19,56 @@
 # SL_STRESS_SECONDS, SL_FUZZ_IOCTLS, SL_FUZZ_SECONDS and SX_THREADS pass
 # through to the selftests; SL_LOAD_TESTS=no leaves test_skiplist.ko out (the debug
 # kernels run its tests as a KUnit suite instead).
-kmod=build/kmod-$(uname -r)/skiplist
-ekmod=build/kmod-$(uname -r)/extent
-ikmod=build/kmod-$(uname -r)/iommu_demo
+# With SL_DKMS_DIR (check-vm), the modules are the ones DKMS installed
+# for this kernel (make check-dkms), loaded with modprobe
+# (tools/vm/guest-dkms.sh), and at the end modprobe's dependencies are
+# checked both ways.  Without it, insmod loads those of build/kmod-RELEASE.
+kmod=build/kmod-$(uname -r)
 tests=build/selftests
 slctl=build/tools/slctl
 . "$(dirname "$0")/guest-lib.sh"
 
-for f in $kmod/skiplist.ko $kmod/test_skiplist.ko $kmod/skiplist_dev.ko \
-	 $ekmod/sl_extent.ko $ekmod/sl_extent_dev.ko $ikmod/sl_iommu.ko; do
-	[ -f "$f" ] || { echo "guest: $f missing: run 'make check-vm'"; exit 1; }
-done
+if [ -n "${SL_DKMS_DIR:-}" ]; then
+	. "$(dirname "$0")/guest-dkms.sh"
+	dkms_guest_install || exit 1
+	took "DKMS's modules found"
+fi
+
+# The file of module $1 (skiplist/skiplist for skiplist.ko).
+ko() {
+	if [ -n "${SL_DKMS_DIR:-}" ]; then
+		dkms_ko "${1##*/}"
+	else
+		echo "$kmod/$1.ko"
+	fi
+}
+
+# Load module $1 with parameters $2...: modprobe, dependencies included,
+# or insmod of the build tree's file.
+load() {
+	local m=$1
+
+	shift
+	if [ -n "${SL_DKMS_DIR:-}" ]; then
+		modprobe "${m##*/}" "$@"
+	else
+		insmod "$(ko "$m")" "$@"
+	fi
+}
+
+if [ -z "${SL_DKMS_DIR:-}" ]; then
+	for m in skiplist/skiplist skiplist/test_skiplist skiplist/skiplist_dev \
+		 extent/sl_extent extent/sl_extent_dev iommu_demo/sl_iommu; do
+		[ -f "$(ko $m)" ] || { echo "guest: $(ko $m) missing: run 'make check-vm'"; exit 1; }
+	done
+fi
 
 # sl_extent.ko before test_skiplist.ko, whose tests use it.
-insmod "$kmod/skiplist.ko" || exit 1
-insmod "$ekmod/sl_extent.ko" || exit 1
+load skiplist/skiplist || exit 1
+load extent/sl_extent || exit 1
 if [ "${SL_LOAD_TESTS:-yes}" = no ]; then
 	echo "guest: test_skiplist.ko not loaded (SL_LOAD_TESTS=no: its tests run as KUnit)"
-elif insmod "$kmod/test_skiplist.ko"; then
+elif load skiplist/test_skiplist; then
 	dmesg | sed -n 's/^\[[^]]*\] //; /test_skiplist: .* tests passed/p' | tail -1
 	rmmod test_skiplist
 else
@@ -58,13 +90,13 @@ selftest() {
 	took "$1"
 }
 
-insmod "$kmod/skiplist_dev.ko" || exit 1
+load skiplist/skiplist_dev || exit 1
 for t in ioctl_test badinput_test concurrency_test fuzz_test uffd_test \
 	 memcg_test; do
 	selftest $t
 done
 
-insmod "$ekmod/sl_extent_dev.ko" || exit 1
+load extent/sl_extent_dev || exit 1
 for t in em_ioctl_test ra_ioctl_test extent_badinput_test \
 	 ra_concurrency_test em_concurrency_test extent_fuzz_test \
 	 extent_uffd_test extent_memcg_test; do
@@ -74,7 +106,7 @@ done
 # The IOMMU demo: fio verify on every backend, shadow checks, bad
 # parameters, unload while open, load cycles (its own TAP output).
 echo "guest: running iommu_demo/sl_iommu_test.sh"
-selftests/iommu_demo/sl_iommu_test.sh "$ikmod/sl_iommu.ko" ||
+selftests/iommu_demo/sl_iommu_test.sh "$(ko iommu_demo/sl_iommu)" ||
 	fail "iommu_demo/sl_iommu_test.sh"
 took "iommu_demo/sl_iommu_test.sh"
 
@@ -97,7 +129,7 @@ if rmmod skiplist_dev 2>/dev/null; then
 fi
 exec 3>&-
 rmmod skiplist_dev || fail "rmmod after the last close"
-insmod "$kmod/skiplist_dev.ko" || fail "reload"
+load skiplist/skiplist_dev || fail "reload"
 printf 'insert 1 1 1\nlookup 1\n' | "$slctl" batch > /dev/null ||
 	fail "slctl after reload"
 rmmod skiplist_dev || fail "second rmmod"
@@ -110,13 +142,18 @@ if rmmod sl_extent 2>/dev/null; then
 fi
 exec 4>&-
 rmmod sl_extent_dev || fail "rmmod sl_extent_dev after the last close"
-insmod "$ekmod/sl_extent_dev.ko" || fail "reload of sl_extent_dev"
+load extent/sl_extent_dev || fail "reload of sl_extent_dev"
 [ -c /dev/sl_extent ] || fail "/dev/sl_extent missing after reload"
 rmmod sl_extent_dev || fail "second rmmod of sl_extent_dev"
 rmmod sl_extent || fail "rmmod sl_extent"
 rmmod skiplist || fail "rmmod skiplist"
 if grep -qE '^(skiplist_leaf|sl_extent )' /proc/slabinfo; then
 	fail "skiplist or extent slab caches survived rmmod"
+fi
+if [ -n "${SL_DKMS_DIR:-}" ]; then
+	dkms_guest_modprobe
+	dkms_guest_end
+	took "modprobe and modprobe -r"
 fi
 [ $status -eq 0 ] && echo "guest: kernel suite passed on $(uname -r)"
 exit $status

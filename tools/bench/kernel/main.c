@@ -404,3 +404,5 @@ module_init(sl_bench_init);
 module_exit(sl_bench_exit);
 MODULE_DESCRIPTION("In-kernel benchmark: the RCU skiplist and its range allocator against rbtree, maple tree, XArray and IOVA");
 MODULE_LICENSE("GPL");
+MODULE_AUTHOR("Seed 86df1db9 maintainers <maintainers@users.noreply.a-seed-86df1db9.example>");
+MODULE_VERSION(SL_VERSION);

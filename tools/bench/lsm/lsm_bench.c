@@ -61,8 +61,10 @@
 /* Each build has its own backend: lsm_bench the library, lsm_bench_dev the kernel's. */
 #ifdef LSMB_DEV
 #define DEFAULT_BACKEND	"dev"
+#define PROGRAM		"lsm_bench_dev"
 #else
 #define DEFAULT_BACKEND	"lib"
+#define PROGRAM		"lsm_bench"
 #endif
 
 static struct {
@@ -89,7 +91,7 @@ static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt,
 	va_list ap;
 
 	va_start(ap, fmt);
-	fprintf(stderr, "lsm_bench: ");
+	fprintf(stderr, PROGRAM ": ");
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
@@ -119,7 +121,7 @@ static bool parse_bool(const char *name, const char *v)
 
 static void usage(void)
 {
-	printf("usage: lsm_bench [--flag=value ...]   (db_bench's flags)\n"
+	printf("usage: " PROGRAM " [--flag=value ...]   (db_bench's flags)\n"
 "  --benchmarks=LIST        comma list of: fillseq fillrandom overwrite fillsync\n"
 "                           readrandom readseq seekrandom readwhilewriting\n"
 "                           rangeoverwrite rangelookup flush waitforcompaction\n"

@@ -251,6 +251,7 @@ void shim_modules_unload(void);
 #define MODULE_LICENSE(x)
 #define MODULE_DESCRIPTION(x)
 #define MODULE_AUTHOR(x)
+#define MODULE_VERSION(x)
 #define EXPORT_SYMBOL_GPL(sym)
 #define EXPORT_SYMBOL(sym)
 #define module_param(name, type, perm)
