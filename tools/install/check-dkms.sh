@@ -50,6 +50,17 @@ bad() {
 	fail=1
 }
 
+# A DKMS build log lives in the sandbox and vanishes with it: keep a copy
+# in build/dkms, and show its end, so a failure can be read afterwards.
+dkms_log() {
+	local log
+	log=$(sed -n 's/^make install: DKMS could not build.*its build log is //p; s/^Consult \(.*make.log\) for more.*/\1/p' "$1" | tail -1)
+	[ -n "$log" ] && [ -f "$log" ] || return 0
+	cp "$log" "$out/make.log"
+	echo "check-dkms: the end of DKMS's build log (kept in $out/make.log):" >&2
+	tail -40 "$log" >&2
+}
+
 rm -rf "$out"
 mkdir -p "$out"
 # Not /tmp: the tree itself may be there (a clone in /tmp), and its build/
@@ -86,11 +97,11 @@ rm -rf "/usr/lib/modules/$fake"
 
 t=$(date +%s)
 make -C "$top" --no-print-directory install DKMS_KERNELS="$k61" > "$out/install.log" 2>&1 ||
-	{ tail -20 "$out/install.log"; bad "make install failed ($out/install.log)"; exit 1; }
+	{ tail -20 "$out/install.log"; dkms_log "$out/install.log"; bad "make install failed ($out/install.log)"; exit 1; }
 echo "check-dkms: make install for $k61 took $(( $(date +%s) - t )) s"
 t=$(date +%s)
 /etc/kernel/postinst.d/dkms "$k612" > "$out/postinst.log" 2>&1 ||
-	{ tail -20 "$out/postinst.log"; bad "the kernel's postinst hook failed ($out/postinst.log)"; exit 1; }
+	{ tail -20 "$out/postinst.log"; dkms_log "$out/postinst.log"; bad "the kernel's postinst hook failed ($out/postinst.log)"; exit 1; }
 echo "check-dkms: /etc/kernel/postinst.d/dkms $k612 took $(( $(date +%s) - t )) s"
 
 for k in "$k61" "$k612"; do

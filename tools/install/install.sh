@@ -83,7 +83,8 @@ install_sources() {
 	cp "$top/Kbuild" "$top/VERSION" "$src/"
 	for d in ${KMOD_DIRS:?KMOD_DIRS not set: run make install}; do
 		mkdir -p "$src/$d"
-		for f in "$top/$d"/Kbuild "$top/$d"/*.[ch] "$top/$d"/uapi/*.h; do
+		for f in "$top/$d"/Kbuild "$top/$d"/*.[ch] "$top/$d"/uapi/*.h \
+			 "$top/$d"/trace/events/*.h; do
 			[ -f "$f" ] || continue
 			install -D -m 644 "$f" "$src/$d/${f#"$top/$d/"}"
 		done
