@@ -991,6 +991,7 @@ static void test_lookup_guess(void)
 /* Kept outside the kernel build: the kernel has no deterministic hook. */
 #ifdef SL_TEST_FAULT_INJECTION
 #include <linux/debugfs.h>		/* shim_debugfs_read() */
+#include <linux/ktime.h>		/* ktime_get_ns() */
 #include <trace/events/skiplist.h>	/* the events' records */
 
 /*
@@ -3017,6 +3018,69 @@ out:
 	sl_test_destroy(&other);
 }
 
+/* Enables the events at the first split a call publishes. */
+static void sl_trace_on_split(const struct sl_window_at *at)
+{
+	if (at->win == SL_WIN_SPLIT_PUBLISHED && !shim_trace_on)
+		shim_trace_start();
+}
+
+/*
+ * An event enabled while a timed call runs (here at the split an insert
+ * makes, after the call began): that call took no timestamp at its
+ * start, so it must not report one, which would be the clock's whole
+ * reading as its time; the call after it is timed.  The same for
+ * sl_insert_hole(), whose tower levels are also read only at the start.
+ */
+static void test_trace_enabled_midway(void)
+{
+	shim_trace_rec_sl_insert_hole hole;
+	shim_trace_rec_sl_insert ins;
+	unsigned long i, n, key = 0;
+	struct sl_list list;
+	u64 t0, elapsed;
+
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	/* A full leaf: the next insert into it splits it. */
+	for (i = 0; i < SL_LEAF_KEYS; i++)
+		SL_EXPECT(sl_test_insert(&list, 2 * i, 1) == 0);
+	n = shim_trace_count(sl_insert);
+	sl_window_hook = sl_trace_on_split;
+	SL_EXPECT(sl_test_insert(&list, 1, 1) == 0);
+	sl_window_hook = NULL;
+	SL_EXPECT(shim_trace_on);
+	SL_EXPECT(shim_trace_count(sl_insert) == n);
+	t0 = ktime_get_ns();
+	SL_EXPECT(sl_test_insert(&list, 2 * SL_LEAF_KEYS + 1, 1) == 0);
+	elapsed = ktime_get_ns() - t0;
+	SL_EXPECT(shim_trace_count(sl_insert) == n + 1);
+	SL_EXPECT(shim_trace_last(sl_insert, &ins) &&
+		  ins.key == 2 * SL_LEAF_KEYS + 1 && ins.ns <= elapsed);
+	shim_trace_stop();
+	sl_test_destroy(&list);
+
+	/* Full again, holes at 1, 3, ...: the hole found at 1 splits it. */
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	for (i = 0; i < SL_LEAF_KEYS; i++)
+		SL_EXPECT(sl_test_insert(&list, 2 * i, 1) == 0);
+	n = shim_trace_count(sl_insert_hole);
+	sl_window_hook = sl_trace_on_split;
+	SL_EXPECT(sl_test_hole(&list, 1, 1, 0, 0, 0, &key) == 0 && key == 1);
+	sl_window_hook = NULL;
+	SL_EXPECT(shim_trace_on);
+	SL_EXPECT(shim_trace_count(sl_insert_hole) == n);
+	t0 = ktime_get_ns();
+	SL_EXPECT(sl_test_hole(&list, 1, 1, 0, 0, 0, &key) == 0 && key == 3);
+	elapsed = ktime_get_ns() - t0;
+	SL_EXPECT(shim_trace_count(sl_insert_hole) == n + 1);
+	SL_EXPECT(shim_trace_last(sl_insert_hole, &hole) && hole.start == 3 &&
+		  hole.ns <= elapsed && hole.levels >= 1);
+	shim_trace_stop();
+	sl_test_destroy(&list);
+}
+
 /*
  * The directory's rebuild: its event with what it built, and its count,
  * age and size in debugfs.
@@ -3330,6 +3394,7 @@ static const struct sl_test_case sl_test_cases[] = {
 	{ "trace_events", test_trace_events },
 	{ "debugfs_retry", test_debugfs_retry },
 	{ "debugfs_directory", test_debugfs_directory },
+	{ "trace_enabled_midway", test_trace_enabled_midway },
 #endif
 #ifdef __KERNEL__
 	/* Timers, tasklets and kthreads: the kernel's own contexts. */
