@@ -3018,6 +3018,79 @@ out:
 	sl_test_destroy(&other);
 }
 
+/*
+ * A read of a list's stats file stalled between two chunks of its walk,
+ * outside any read-side section, and the list's destruction on a
+ * thread of its own.
+ */
+static struct {
+	struct sl_list list;
+	struct work_struct destroy;
+	long items;
+	bool stalled;
+	bool destroyed;
+} sl_sr;
+
+static void sl_sr_window(const struct sl_window_at *at)
+{
+	if (at->win == SL_WIN_STATS_CHUNK && sl_on_partner() &&
+	    !sl_sr.stalled) {
+		sl_sr.stalled = true;
+		sl_partner_stall();
+	}
+}
+
+static void sl_sr_read(struct work_struct *work)
+{
+	sl_sr.items = sl_test_stat("skiplist/race/stats", "items");
+	sl_partner_done();
+}
+
+static void sl_sr_destroy(struct work_struct *work)
+{
+	sl_test_destroy(&sl_sr.list);
+	/* Release: the test reads it after the list is gone. */
+	smp_store_release(&sl_sr.destroyed, true);
+}
+
+/*
+ * sl_destroy() while a read of the list's stats file is under way: the
+ * read sleeps between chunks of its walk (sl_stats()), holding no
+ * read-side section that would keep the leaves, so the destruction must
+ * wait for it to end before it frees anything (sl_debugfs_remove() first,
+ * and debugfs_remove() waits for reads), and the read counts every item.
+ * A destruction that freed the leaves first would have the read resume
+ * on a list without a head.
+ */
+static void test_debugfs_read_vs_destroy(void)
+{
+	unsigned long n = sl_test_chunked_list(&sl_sr.list);
+
+	if (!n)
+		return;
+	SL_EXPECT(sl_debugfs_add(&sl_sr.list, NULL, "race") == 0);
+	sl_sr.stalled = false;
+	sl_sr.destroyed = false;
+	sl_sr.items = -1;
+	sl_window_hook = sl_sr_window;
+	sl_partner_start(&sl_sr.list, 0, sl_sr_read);
+	SL_EXPECT(sl_partner_wait() == SL_PARTNER_STALLED);
+	INIT_WORK(&sl_sr.destroy, sl_sr_destroy);
+	queue_work(system_unbound_wq, &sl_sr.destroy);
+	/* The destruction has reached the removal of the files, and waits. */
+	while (!shim_debugfs_removals_waiting())
+		cpu_relax();
+	/* Acquire: pairs with the destroyer's release. */
+	SL_EXPECT(!smp_load_acquire(&sl_sr.destroyed));
+	sl_partner_finish();
+	flush_work(&sl_sr.destroy);
+	sl_window_hook = NULL;
+	/* Acquire: as above; flush_work() orders it anyway. */
+	SL_EXPECT(smp_load_acquire(&sl_sr.destroyed));
+	SL_EXPECT(sl_sr.items == (long)n);
+	SL_EXPECT(!shim_debugfs_exists("skiplist/race"));
+}
+
 /* Enables the events at the first split a call publishes. */
 static void sl_trace_on_split(const struct sl_window_at *at)
 {
@@ -3395,6 +3468,7 @@ static const struct sl_test_case sl_test_cases[] = {
 	{ "debugfs_retry", test_debugfs_retry },
 	{ "debugfs_directory", test_debugfs_directory },
 	{ "trace_enabled_midway", test_trace_enabled_midway },
+	{ "debugfs_read_vs_destroy", test_debugfs_read_vs_destroy },
 #endif
 #ifdef __KERNEL__
 	/* Timers, tasklets and kthreads: the kernel's own contexts. */
@@ -3433,6 +3507,7 @@ static const struct sl_test_case sl_test_cases[] = {
 	{ "range_recent", test_range_recent },
 #ifdef SL_TEST_FAULT_INJECTION
 	{ "range_stats_steps", test_range_stats_steps },
+	{ "range_debugfs_read_vs_destroy", test_range_debugfs_read_vs_destroy },
 	{ "range_reclaim_steps", test_range_reclaim_steps },
 	{ "range_free_lookup", test_range_free_lookup },
 	{ "range_account", test_range_account },
