@@ -423,6 +423,7 @@ static void ra_sr_destroy(struct work_struct *work)
 static void test_range_debugfs_read_vs_destroy(void)
 {
 	unsigned long i, bad = 0;
+	bool destroyed;
 
 	if (!SL_EXPECT(sl_range_init(&ra_sr.ra, 0, 4 * RA_STEP_N, 0,
 				     GFP_KERNEL) == 0))
@@ -439,11 +440,18 @@ static void test_range_debugfs_read_vs_destroy(void)
 	SL_EXPECT(sl_partner_wait() == SL_PARTNER_STALLED);
 	INIT_WORK(&ra_sr.destroy, ra_sr_destroy);
 	queue_work(system_unbound_wq, &ra_sr.destroy);
-	/* The destruction has reached the removal of the files, and waits. */
-	while (!shim_debugfs_removals_waiting())
+	/*
+	 * The destruction reaches the removal of the files and waits there;
+	 * it must not end while the read is stalled.
+	 */
+	for (;;) {
+		/* Acquire: pairs with the destroyer's release. */
+		destroyed = smp_load_acquire(&ra_sr.destroyed);
+		if (destroyed || shim_debugfs_removals_waiting())
+			break;
 		cpu_relax();
-	/* Acquire: pairs with the destroyer's release. */
-	SL_EXPECT(!smp_load_acquire(&ra_sr.destroyed));
+	}
+	SL_EXPECT(!destroyed);
 	sl_partner_finish();
 	flush_work(&ra_sr.destroy);
 	sl_window_hook = NULL;

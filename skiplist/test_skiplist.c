@@ -3065,6 +3065,7 @@ static void sl_sr_destroy(struct work_struct *work)
 static void test_debugfs_read_vs_destroy(void)
 {
 	unsigned long n = sl_test_chunked_list(&sl_sr.list);
+	bool destroyed;
 
 	if (!n)
 		return;
@@ -3077,11 +3078,18 @@ static void test_debugfs_read_vs_destroy(void)
 	SL_EXPECT(sl_partner_wait() == SL_PARTNER_STALLED);
 	INIT_WORK(&sl_sr.destroy, sl_sr_destroy);
 	queue_work(system_unbound_wq, &sl_sr.destroy);
-	/* The destruction has reached the removal of the files, and waits. */
-	while (!shim_debugfs_removals_waiting())
+	/*
+	 * The destruction reaches the removal of the files and waits there;
+	 * it must not end while the read is stalled.
+	 */
+	for (;;) {
+		/* Acquire: pairs with the destroyer's release. */
+		destroyed = smp_load_acquire(&sl_sr.destroyed);
+		if (destroyed || shim_debugfs_removals_waiting())
+			break;
 		cpu_relax();
-	/* Acquire: pairs with the destroyer's release. */
-	SL_EXPECT(!smp_load_acquire(&sl_sr.destroyed));
+	}
+	SL_EXPECT(!destroyed);
 	sl_partner_finish();
 	flush_work(&sl_sr.destroy);
 	sl_window_hook = NULL;
