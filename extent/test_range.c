@@ -377,6 +377,90 @@ static void test_range_stats_steps(void)
 	sl_range_destroy(&ra);
 }
 
+/*
+ * A read of an allocator's "alloc" file stalled between two steps of its
+ * walk (sl_range_stats(), outside any read-side section), and the
+ * allocator's destruction on a thread of its own (sl_partner and
+ * sl_test_stat() are skiplist/test_skiplist.c's).
+ */
+static struct {
+	struct sl_range_alloc ra;
+	struct work_struct destroy;
+	long ranges;
+	bool stalled;
+	bool destroyed;
+} ra_sr;
+
+static void ra_sr_window(const struct sl_window_at *at)
+{
+	if (at->win == SL_WIN_RANGE_STATS_STEP && sl_on_partner() &&
+	    !ra_sr.stalled) {
+		ra_sr.stalled = true;
+		sl_partner_stall();
+	}
+}
+
+static void ra_sr_read(struct work_struct *work)
+{
+	ra_sr.ranges = sl_test_stat("skiplist/ra_race/alloc", "ranges");
+	sl_partner_done();
+}
+
+static void ra_sr_destroy(struct work_struct *work)
+{
+	sl_range_destroy(&ra_sr.ra);
+	/* Release: the test reads it after the allocator is gone. */
+	smp_store_release(&ra_sr.destroyed, true);
+}
+
+/*
+ * sl_range_destroy() while a read of the allocator's "alloc" file is
+ * under way: it must wait for the read to end before it frees a range
+ * (sl_range_debugfs_remove() first), and the read counts every range.
+ * A destruction that freed first would have the read resume on freed
+ * ranges and an index without a head.
+ */
+static void test_range_debugfs_read_vs_destroy(void)
+{
+	unsigned long i, bad = 0;
+	bool destroyed;
+
+	if (!SL_EXPECT(sl_range_init(&ra_sr.ra, 0, 4 * RA_STEP_N, 0,
+				     GFP_KERNEL) == 0))
+		return;
+	for (i = 0; i < RA_STEP_N; i++)
+		bad += !!sl_range_reserve(&ra_sr.ra, 2 * i, 1, GFP_KERNEL);
+	SL_EXPECT(bad == 0);
+	SL_EXPECT(sl_range_debugfs_add(&ra_sr.ra, NULL, "ra_race") == 0);
+	ra_sr.stalled = false;
+	ra_sr.destroyed = false;
+	ra_sr.ranges = -1;
+	sl_window_hook = ra_sr_window;
+	sl_partner_start(&ra_sr.ra.list, 0, ra_sr_read);
+	SL_EXPECT(sl_partner_wait() == SL_PARTNER_STALLED);
+	INIT_WORK(&ra_sr.destroy, ra_sr_destroy);
+	queue_work(system_unbound_wq, &ra_sr.destroy);
+	/*
+	 * The destruction reaches the removal of the files and waits there;
+	 * it must not end while the read is stalled.
+	 */
+	for (;;) {
+		/* Acquire: pairs with the destroyer's release. */
+		destroyed = smp_load_acquire(&ra_sr.destroyed);
+		if (destroyed || shim_debugfs_removals_waiting())
+			break;
+		cpu_relax();
+	}
+	SL_EXPECT(!destroyed);
+	sl_partner_finish();
+	flush_work(&ra_sr.destroy);
+	sl_window_hook = NULL;
+	/* Acquire: as above; flush_work() orders it anyway. */
+	SL_EXPECT(smp_load_acquire(&ra_sr.destroyed));
+	SL_EXPECT(ra_sr.ranges == RA_STEP_N);
+	SL_EXPECT(!shim_debugfs_exists("skiplist/ra_race"));
+}
+
 /* The index's size, as the reclaim changes it. */
 static unsigned long ra_items(struct sl_range_alloc *ra)
 {

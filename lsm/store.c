@@ -389,7 +389,8 @@ static void lsm_store_slow_down(struct lsm_store *st, u64 ns)
 	st->slowdowns++;
 	st->slowdown_ns += ktime_get_ns() - t0;
 	mutex_unlock(&st->write_mutex);
-	trace_lsm_slowdown(st, ns, ktime_get_ns() - t0);
+	if (trace_lsm_slowdown_enabled())
+		trace_lsm_slowdown(st, ns, ktime_get_ns() - t0);
 }
 
 /**

@@ -127,6 +127,19 @@ static void lsm_mem_source_rewind(void *priv)
 	s->done = false;
 }
 
+/*
+ * A flush's event: its time, a call of the clock the compiler cannot
+ * leave out, only while the event is enabled.
+ */
+static void lsm_store_trace_flush(struct lsm_store *st,
+				  const struct lsm_run_info *run, u64 last_seq,
+				  int err, u64 t0)
+{
+	if (trace_lsm_flush_enabled())
+		trace_lsm_flush(st, run->id, run->nr_blocks, run->nr_pieces,
+				last_seq, err, ktime_get_ns() - t0);
+}
+
 /* Write the oldest immutable memtable out; 1 if there was none. */
 static int lsm_store_flush_one(struct lsm_store *st)
 {
@@ -227,8 +240,7 @@ static int lsm_store_flush_one(struct lsm_store *st)
 	mutex_unlock(&st->write_mutex);
 	WRITE_ONCE(st->flush_error, 0);
 	queue_work(system_unbound_wq, &st->compact_work);
-	trace_lsm_flush(st, run.id, run.nr_blocks, run.nr_pieces,
-			imm->last_seq, 0, ktime_get_ns() - t0);
+	lsm_store_trace_flush(st, &run, imm->last_seq, 0, t0);
 	lsm_layers_put(st, snap);
 	lsm_edit_free(e);
 	kfree(freed);
@@ -242,8 +254,7 @@ nospc:
 	 */
 	WRITE_ONCE(st->flush_error, -ENOSPC);
 	wake_up_all(&st->wait);
-	trace_lsm_flush(st, run.id, run.nr_blocks, run.nr_pieces,
-			imm->last_seq, -ENOSPC, ktime_get_ns() - t0);
+	lsm_store_trace_flush(st, &run, imm->last_seq, -ENOSPC, t0);
 	lsm_layers_put(st, snap);
 	lsm_edit_free(e);
 	kfree(freed);
@@ -255,8 +266,7 @@ fail:
 	kfree(rl);
 out:
 	lsm_store_fail(st, err);
-	trace_lsm_flush(st, run.id, run.nr_blocks, run.nr_pieces,
-			imm->last_seq, err, ktime_get_ns() - t0);
+	lsm_store_trace_flush(st, &run, imm->last_seq, err, t0);
 	lsm_layers_put(st, snap);
 	lsm_edit_free(e);
 	kfree(freed);

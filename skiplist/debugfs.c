@@ -17,10 +17,11 @@
  *  - A read of "stats" against the list's destruction: the read walks the
  *    list (sl_stats()) and must not run once its memory may go.
  *    sl_debugfs_remove() removes the files first, and debugfs_remove()
- *    waits for every read in progress to finish (debugfs's file
- *    operations hold a reference the removal waits for); a descriptor
- *    opened before reads -EIO after.  sl_destroy() removes the files too,
- *    so a user that forgets still cannot leave a file on a freed list.
+ *    waits for every read of them in progress to finish (debugfs's file
+ *    operations hold a reference the removal waits for), though not for
+ *    reads of other files; a descriptor opened before reads -EIO after.
+ *    sl_destroy() removes the files too, so a user that forgets still
+ *    cannot leave a file on a freed list.
  *  - A retry counting against the counters' freeing: a retry loads the
  *    pointer and bumps the counter inside rcu_read_lock(); removal clears
  *    the pointer, then frees the counters after a grace period, which

@@ -379,7 +379,11 @@ static struct sl_dir *sl_dir_alloc(struct sl_list *list, unsigned long count)
 	return dir;
 }
 
-/* A rebuild ended: counted, for a published list, and traced. */
+/*
+ * A rebuild ended: counted, for a published list, and traced.  The
+ * event's arguments are computed only while it is enabled: the clock is
+ * a call the compiler cannot leave out.
+ */
 static void sl_dir_rebuilt(struct sl_list *list, struct sl_dir *dir,
 			   unsigned long count, unsigned int outcome, u64 t0)
 {
@@ -387,9 +391,10 @@ static void sl_dir_rebuilt(struct sl_list *list, struct sl_dir *dir,
 	if (outcome == SL_TRACE_DIR_PUBLISHED || outcome == SL_TRACE_DIR_NONE)
 		sl_count_stat(list, SL_COUNT_DIR_REBUILDS);
 	rcu_read_unlock();
-	trace_sl_dir_rebuild(list, count, dir ? dir->nr : 0,
-			     dir ? sl_dir_size(dir) : 0, outcome,
-			     ktime_get_ns() - t0);
+	if (trace_sl_dir_rebuild_enabled())
+		trace_sl_dir_rebuild(list, count, dir ? dir->nr : 0,
+				     dir ? sl_dir_size(dir) : 0, outcome,
+				     ktime_get_ns() - t0);
 }
 
 /* The work item: build a directory of the leaves now, and publish it. */

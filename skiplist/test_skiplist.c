@@ -991,6 +991,7 @@ static void test_lookup_guess(void)
 /* Kept outside the kernel build: the kernel has no deterministic hook. */
 #ifdef SL_TEST_FAULT_INJECTION
 #include <linux/debugfs.h>		/* shim_debugfs_read() */
+#include <linux/ktime.h>		/* ktime_get_ns() */
 #include <trace/events/skiplist.h>	/* the events' records */
 
 /*
@@ -3018,6 +3019,150 @@ out:
 }
 
 /*
+ * A read of a list's stats file stalled between two chunks of its walk,
+ * outside any read-side section, and the list's destruction on a
+ * thread of its own.
+ */
+static struct {
+	struct sl_list list;
+	struct work_struct destroy;
+	long items;
+	bool stalled;
+	bool destroyed;
+} sl_sr;
+
+static void sl_sr_window(const struct sl_window_at *at)
+{
+	if (at->win == SL_WIN_STATS_CHUNK && sl_on_partner() &&
+	    !sl_sr.stalled) {
+		sl_sr.stalled = true;
+		sl_partner_stall();
+	}
+}
+
+static void sl_sr_read(struct work_struct *work)
+{
+	sl_sr.items = sl_test_stat("skiplist/race/stats", "items");
+	sl_partner_done();
+}
+
+static void sl_sr_destroy(struct work_struct *work)
+{
+	sl_test_destroy(&sl_sr.list);
+	/* Release: the test reads it after the list is gone. */
+	smp_store_release(&sl_sr.destroyed, true);
+}
+
+/*
+ * sl_destroy() while a read of the list's stats file is under way: the
+ * read sleeps between chunks of its walk (sl_stats()), holding no
+ * read-side section that would keep the leaves, so the destruction must
+ * wait for it to end before it frees anything (sl_debugfs_remove() first,
+ * and debugfs_remove() waits for reads), and the read counts every item.
+ * A destruction that freed the leaves first would have the read resume
+ * on a list without a head.
+ */
+static void test_debugfs_read_vs_destroy(void)
+{
+	unsigned long n = sl_test_chunked_list(&sl_sr.list);
+	bool destroyed;
+
+	if (!n)
+		return;
+	SL_EXPECT(sl_debugfs_add(&sl_sr.list, NULL, "race") == 0);
+	sl_sr.stalled = false;
+	sl_sr.destroyed = false;
+	sl_sr.items = -1;
+	sl_window_hook = sl_sr_window;
+	sl_partner_start(&sl_sr.list, 0, sl_sr_read);
+	SL_EXPECT(sl_partner_wait() == SL_PARTNER_STALLED);
+	INIT_WORK(&sl_sr.destroy, sl_sr_destroy);
+	queue_work(system_unbound_wq, &sl_sr.destroy);
+	/*
+	 * The destruction reaches the removal of the files and waits there;
+	 * it must not end while the read is stalled.
+	 */
+	for (;;) {
+		/* Acquire: pairs with the destroyer's release. */
+		destroyed = smp_load_acquire(&sl_sr.destroyed);
+		if (destroyed || shim_debugfs_removals_waiting())
+			break;
+		cpu_relax();
+	}
+	SL_EXPECT(!destroyed);
+	sl_partner_finish();
+	flush_work(&sl_sr.destroy);
+	sl_window_hook = NULL;
+	/* Acquire: as above; flush_work() orders it anyway. */
+	SL_EXPECT(smp_load_acquire(&sl_sr.destroyed));
+	SL_EXPECT(sl_sr.items == (long)n);
+	SL_EXPECT(!shim_debugfs_exists("skiplist/race"));
+}
+
+/* Enables the events at the first split a call publishes. */
+static void sl_trace_on_split(const struct sl_window_at *at)
+{
+	if (at->win == SL_WIN_SPLIT_PUBLISHED && !shim_trace_on)
+		shim_trace_start();
+}
+
+/*
+ * An event enabled while a timed call runs (here at the split an insert
+ * makes, after the call began): that call took no timestamp at its
+ * start, so it must not report one, which would be the clock's whole
+ * reading as its time; the call after it is timed.  The same for
+ * sl_insert_hole(), whose tower levels are also read only at the start.
+ */
+static void test_trace_enabled_midway(void)
+{
+	shim_trace_rec_sl_insert_hole hole;
+	shim_trace_rec_sl_insert ins;
+	unsigned long i, n, key = 0;
+	struct sl_list list;
+	u64 t0, elapsed;
+
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	/* A full leaf: the next insert into it splits it. */
+	for (i = 0; i < SL_LEAF_KEYS; i++)
+		SL_EXPECT(sl_test_insert(&list, 2 * i, 1) == 0);
+	n = shim_trace_count(sl_insert);
+	sl_window_hook = sl_trace_on_split;
+	SL_EXPECT(sl_test_insert(&list, 1, 1) == 0);
+	sl_window_hook = NULL;
+	SL_EXPECT(shim_trace_on);
+	SL_EXPECT(shim_trace_count(sl_insert) == n);
+	t0 = ktime_get_ns();
+	SL_EXPECT(sl_test_insert(&list, 2 * SL_LEAF_KEYS + 1, 1) == 0);
+	elapsed = ktime_get_ns() - t0;
+	SL_EXPECT(shim_trace_count(sl_insert) == n + 1);
+	SL_EXPECT(shim_trace_last(sl_insert, &ins) &&
+		  ins.key == 2 * SL_LEAF_KEYS + 1 && ins.ns <= elapsed);
+	shim_trace_stop();
+	sl_test_destroy(&list);
+
+	/* Full again, holes at 1, 3, ...: the hole found at 1 splits it. */
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	for (i = 0; i < SL_LEAF_KEYS; i++)
+		SL_EXPECT(sl_test_insert(&list, 2 * i, 1) == 0);
+	n = shim_trace_count(sl_insert_hole);
+	sl_window_hook = sl_trace_on_split;
+	SL_EXPECT(sl_test_hole(&list, 1, 1, 0, 0, 0, &key) == 0 && key == 1);
+	sl_window_hook = NULL;
+	SL_EXPECT(shim_trace_on);
+	SL_EXPECT(shim_trace_count(sl_insert_hole) == n);
+	t0 = ktime_get_ns();
+	SL_EXPECT(sl_test_hole(&list, 1, 1, 0, 0, 0, &key) == 0 && key == 3);
+	elapsed = ktime_get_ns() - t0;
+	SL_EXPECT(shim_trace_count(sl_insert_hole) == n + 1);
+	SL_EXPECT(shim_trace_last(sl_insert_hole, &hole) && hole.start == 3 &&
+		  hole.ns <= elapsed && hole.levels >= 1);
+	shim_trace_stop();
+	sl_test_destroy(&list);
+}
+
+/*
  * The directory's rebuild: its event with what it built, and its count,
  * age and size in debugfs.
  */
@@ -3330,6 +3475,8 @@ static const struct sl_test_case sl_test_cases[] = {
 	{ "trace_events", test_trace_events },
 	{ "debugfs_retry", test_debugfs_retry },
 	{ "debugfs_directory", test_debugfs_directory },
+	{ "trace_enabled_midway", test_trace_enabled_midway },
+	{ "debugfs_read_vs_destroy", test_debugfs_read_vs_destroy },
 #endif
 #ifdef __KERNEL__
 	/* Timers, tasklets and kthreads: the kernel's own contexts. */
@@ -3368,6 +3515,7 @@ static const struct sl_test_case sl_test_cases[] = {
 	{ "range_recent", test_range_recent },
 #ifdef SL_TEST_FAULT_INJECTION
 	{ "range_stats_steps", test_range_stats_steps },
+	{ "range_debugfs_read_vs_destroy", test_range_debugfs_read_vs_destroy },
 	{ "range_reclaim_steps", test_range_reclaim_steps },
 	{ "range_free_lookup", test_range_free_lookup },
 	{ "range_account", test_range_account },

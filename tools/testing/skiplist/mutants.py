@@ -278,6 +278,19 @@ MUTANTS = [
      "\tsh->bits = kvcalloc(BITS_TO_LONGS(span), sizeof(long), gfp);",
      "\tsh->bits = kvcalloc(BITS_TO_LONGS(span), sizeof(long), GFP_KERNEL);",
      "unit", "range_account test: the shadow bitmap not charged to the caller"),
+    # Debugfs and tracepoints (skiplist/debugfs.c, trace/events/skiplist.h).
+    ("destroy-leaves-list-in-debugfs", "skiplist/list.c",
+     "\tsl_debugfs_remove(list);\n\tsl_dir_destroy(list);\n",
+     "\tsl_dir_destroy(list);\n",
+     "unit", "debugfs_retry and debugfs_read_vs_destroy tests: a list left in debugfs after sl_destroy()"),
+    ("range-destroy-leaves-alloc-in-debugfs", "extent/range_alloc.c",
+     "\tsl_range_debugfs_remove(ra);\n\t/*\n\t * Reclaimed",
+     "\t/*\n\t * Reclaimed",
+     "unit", "range_debugfs_read_vs_destroy test: the ranges freed under a stalled alloc read"),
+    ("insert-event-tested-twice", "skiplist/insert.c",
+     "\tif (traced)\n\t\ttrace_sl_insert(",
+     "\tif (trace_sl_insert_enabled())\n\t\ttrace_sl_insert(",
+     "unit", "trace_enabled_midway test: an insert timed from 0 by an event enabled mid-call"),
 ]
 
 # The store's compaction (lsm/): tests named "lsm:PROGRAM" run a program

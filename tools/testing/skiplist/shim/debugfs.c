@@ -11,13 +11,23 @@ struct dentry {
 	struct dentry *sibling;		/* next child of the parent */
 	const struct file_operations *fops;	/* NULL for a directory */
 	void *data;
+	int active;			/* reads of the file under way */
 };
 
 /* The top of debugfs: the parent of entries made with a NULL parent. */
 static struct dentry shim_debugfs_top;
-/* Shared by reads while a show function runs; exclusive to change. */
-static pthread_rwlock_t shim_debugfs_lock = PTHREAD_RWLOCK_INITIALIZER;
+/*
+ * Guards the tree and the read counts; not held while a show function
+ * runs.  A removal waits on @shim_debugfs_idle for the reads of the
+ * files it removes, and of no others, as the kernel's does (each file
+ * counts its active users): a removal that a read of another file held
+ * up here would hide an order of removals that the kernel lets race.
+ */
+static pthread_mutex_t shim_debugfs_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t shim_debugfs_idle = PTHREAD_COND_INITIALIZER;
 static long shim_debugfs_entries;
+/* debugfs_remove() calls waiting for reads (removals_waiting()). */
+static long shim_debugfs_removing;
 
 static struct dentry *shim_debugfs_child(struct dentry *dir, const char *name,
 					 size_t len)
@@ -44,9 +54,9 @@ static struct dentry *shim_debugfs_create(const char *name,
 	if (parent->fops || strlen(name) >= sizeof(d->name) ||
 	    strchr(name, '/'))
 		return ERR_PTR(-EINVAL);
-	pthread_rwlock_wrlock(&shim_debugfs_lock);
+	pthread_mutex_lock(&shim_debugfs_lock);
 	if (shim_debugfs_child(parent, name, strlen(name))) {
-		pthread_rwlock_unlock(&shim_debugfs_lock);
+		pthread_mutex_unlock(&shim_debugfs_lock);
 		return ERR_PTR(-EEXIST);
 	}
 	d = calloc(1, sizeof(*d));
@@ -58,7 +68,7 @@ static struct dentry *shim_debugfs_create(const char *name,
 	d->sibling = parent->child;
 	parent->child = d;
 	shim_debugfs_entries++;
-	pthread_rwlock_unlock(&shim_debugfs_lock);
+	pthread_mutex_unlock(&shim_debugfs_lock);
 	return d;
 }
 
@@ -87,20 +97,41 @@ static void shim_debugfs_free(struct dentry *d)
 	shim_debugfs_entries--;
 }
 
+/* Whether a read of a file at or under @d is under way; the lock held. */
+static bool shim_debugfs_busy(const struct dentry *d)
+{
+	const struct dentry *c;
+
+	if (d->active)
+		return true;
+	for (c = d->child; c; c = c->sibling)
+		if (shim_debugfs_busy(c))
+			return true;
+	return false;
+}
+
 void debugfs_remove(struct dentry *dentry)
 {
 	struct dentry **link;
 
 	if (IS_ERR_OR_NULL(dentry))
 		return;
-	/* Waits for reads in progress, as the kernel's does. */
-	pthread_rwlock_wrlock(&shim_debugfs_lock);
+	pthread_mutex_lock(&shim_debugfs_lock);
 	for (link = &dentry->parent->child; *link != dentry;
 	     link = &(*link)->sibling)
 		SHIM_ASSERT(*link, "debugfs_remove() of an entry not in its parent");
+	/* Out of the tree first: no read starts on it after this. */
 	*link = dentry->sibling;
+	/* Then wait for the reads of its files in progress, and only those. */
+	if (shim_debugfs_busy(dentry)) {
+		shim_debugfs_removing++;
+		do
+			pthread_cond_wait(&shim_debugfs_idle, &shim_debugfs_lock);
+		while (shim_debugfs_busy(dentry));
+		shim_debugfs_removing--;
+	}
 	shim_debugfs_free(dentry);
-	pthread_rwlock_unlock(&shim_debugfs_lock);
+	pthread_mutex_unlock(&shim_debugfs_lock);
 }
 
 /* The entry at @path; the caller holds the lock. */
@@ -122,9 +153,9 @@ bool shim_debugfs_exists(const char *path)
 {
 	bool found;
 
-	pthread_rwlock_rdlock(&shim_debugfs_lock);
+	pthread_mutex_lock(&shim_debugfs_lock);
 	found = shim_debugfs_find(path);
-	pthread_rwlock_unlock(&shim_debugfs_lock);
+	pthread_mutex_unlock(&shim_debugfs_lock);
 	return found;
 }
 
@@ -133,18 +164,24 @@ char *shim_debugfs_read(const char *path)
 	struct seq_file m = { .size = 256 };
 	struct dentry *d;
 
-	pthread_rwlock_rdlock(&shim_debugfs_lock);
+	pthread_mutex_lock(&shim_debugfs_lock);
 	d = shim_debugfs_find(path);
 	if (!d || !d->fops) {
-		pthread_rwlock_unlock(&shim_debugfs_lock);
+		pthread_mutex_unlock(&shim_debugfs_lock);
 		return NULL;
 	}
+	/* A removal of the file waits for this read; other removals do not. */
+	d->active++;
+	pthread_mutex_unlock(&shim_debugfs_lock);
 	m.buf = malloc(m.size);
 	SHIM_ASSERT(m.buf, "out of memory for a debugfs read");
 	m.buf[0] = '\0';
 	m.private = d->data;
 	SHIM_ASSERT(!d->fops->show(&m, NULL), "a debugfs show failed");
-	pthread_rwlock_unlock(&shim_debugfs_lock);
+	pthread_mutex_lock(&shim_debugfs_lock);
+	d->active--;
+	pthread_cond_broadcast(&shim_debugfs_idle);
+	pthread_mutex_unlock(&shim_debugfs_lock);
 	return m.buf;
 }
 
@@ -183,13 +220,14 @@ static int shim_debugfs_dump_at(struct dentry *d, const char *path)
 	return 0;
 }
 
+/* The whole tree under the lock, show functions included: for a tool. */
 int shim_debugfs_dump(const char *path)
 {
 	int ret;
 
-	pthread_rwlock_rdlock(&shim_debugfs_lock);
+	pthread_mutex_lock(&shim_debugfs_lock);
 	ret = shim_debugfs_dump_at(&shim_debugfs_top, path);
-	pthread_rwlock_unlock(&shim_debugfs_lock);
+	pthread_mutex_unlock(&shim_debugfs_lock);
 	return ret;
 }
 
@@ -197,9 +235,19 @@ long shim_debugfs_live(void)
 {
 	long n;
 
-	pthread_rwlock_rdlock(&shim_debugfs_lock);
+	pthread_mutex_lock(&shim_debugfs_lock);
 	n = shim_debugfs_entries;
-	pthread_rwlock_unlock(&shim_debugfs_lock);
+	pthread_mutex_unlock(&shim_debugfs_lock);
+	return n;
+}
+
+long shim_debugfs_removals_waiting(void)
+{
+	long n;
+
+	pthread_mutex_lock(&shim_debugfs_lock);
+	n = shim_debugfs_removing;
+	pthread_mutex_unlock(&shim_debugfs_lock);
 	return n;
 }
 

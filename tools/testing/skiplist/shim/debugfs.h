@@ -6,8 +6,9 @@
  * file shows (shim_debugfs_read()).
  *
  * As in the kernel, removing a file waits for the reads of it in
- * progress: a read holds the tree shared while its show function runs,
- * a removal holds it exclusive.  Entries are the shim's own allocations,
+ * progress, and for no others: each file counts the reads under way,
+ * and a removal takes its entries out of the tree first, then waits
+ * until none of them is being read.  Entries are the shim's own allocations,
  * outside the kmalloc accounting and its failure injection; a test
  * checks that none is left (shim_debugfs_live()).
  */
@@ -67,5 +68,10 @@ bool shim_debugfs_exists(const char *path);
 int shim_debugfs_dump(const char *path);
 /* Entries made and not removed, the top directories included. */
 long shim_debugfs_live(void);
+/*
+ * Removals waiting for reads of their files to end: a test that stalls
+ * a read sees a removal of that file wait before it lets the read go.
+ */
+long shim_debugfs_removals_waiting(void);
 
 #endif /* _SHIM_DEBUGFS_H */
