@@ -124,7 +124,7 @@ KERNEL_C := $(wildcard skiplist/*.[ch] skiplist/uapi/*.h extent/*.[ch] \
 	bench-lookup-cachesim \
 	bench-kernel bench-tcg-profile bench-native-build bench-alloc-native bench-iommu \
 	bench-scaling \
-	bench-lsm bench-lsm-vm bench-lsm-pool btrfs check-btrfs check-btrfs-long \
+	bench-lsm bench-lsm-vm bench-lsm-pool btrfs check-btrfs check-btrfs-long btrfs-layout-cost \
 	htmldocs clean help
 
 all: modules
@@ -192,6 +192,12 @@ btrfs: setup
 		$(MAKE) modules KDIR=/lib/modules/$(KREL_61)/build
 	$(TOP)/btrfs/build.sh $(TOP) $(BUILD) $(KREL_61)
 
+# The benchmarks rebuild btrfs.ko (five minutes here) only when its sources
+# or the skiplist's changed.
+BTRFS_KO := $(BUILD)/btrfs/fs/btrfs/btrfs.ko
+$(BTRFS_KO): $(wildcard btrfs/*.[ch] btrfs/*.py btrfs/build.sh skiplist/*.[ch])
+	$(MAKE) btrfs
+
 # Each extent costs btrfs about 8 ms under TCG at 10,000 (make check) and
 # more at the issue's 100,000 (make check-btrfs-long: over 28 minutes).
 BTRFS_EXTENTS ?= 10000
@@ -208,6 +214,30 @@ check-btrfs: btrfs
 
 check-btrfs-long:
 	$(MAKE) check-btrfs BTRFS_EXTENTS=100000 BTRFS_STRESS_SECONDS=300
+
+# What fragmenting one file into N extents costs btrfs, Debian's module
+# against ours, by method and size (btrfs/guest-layout-cost.sh);
+# build/bench/btrfs-layout/layout.txt.  LAYOUT_PERF=1 adds a profile of
+# the largest size of each method.  LAYOUT_OUT names the run's directory.
+LAYOUT_OUT ?= $(BENCH_DIR)/btrfs-layout
+LAYOUT_SIZES ?= 5000 10000 20000
+LAYOUT_METHODS ?= prealloc2 prealloc sparse direct
+LAYOUT_PERF ?= 0
+# Slab debugging off by default; LAYOUT_BOOT= leaves vm-run's slub_debug=FZPU
+# (make check-btrfs's boot) on.
+LAYOUT_BOOT ?= slub_debug=-
+btrfs-layout-cost: setup $(BTRFS_KO)
+	@mkdir -p $(BUILD)/vm $(LAYOUT_OUT)
+	rm -f $(BUILD)/vm/btrfs-layout.img && truncate -s 2G $(BUILD)/vm/btrfs-layout.img
+	$(TOP)/tools/vm/vm-run --kernel 6.1 --timeout 7200 \
+		--append "$(LAYOUT_BOOT)" --out $(LAYOUT_OUT) \
+		--drive $(BUILD)/vm/btrfs-layout.img:slbtrfs -- \
+		BTRFS_KO=$(BUILD)/btrfs/fs/btrfs/btrfs.ko \
+		SKIPLIST_KO=$(BUILD)/kmod-$(KREL_61)/skiplist/skiplist.ko \
+		LAYOUT_OUT=$(LAYOUT_OUT) LAYOUT_SIZES="'$(LAYOUT_SIZES)'" \
+		LAYOUT_METHODS="'$(LAYOUT_METHODS)'" LAYOUT_PERF=$(LAYOUT_PERF) \
+		btrfs/guest-layout-cost.sh
+	rm -f $(BUILD)/vm/btrfs-layout.img
 
 lint: $(CHECKPATCH)
 	perl $(CHECKPATCH) --no-tree --strict --quiet --ignore FILE_PATH_CHANGES \
