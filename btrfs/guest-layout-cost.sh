@@ -28,7 +28,8 @@
 #   LAYOUT_MODULES="debian ours" BTRFS_KO=... SKIPLIST_KO=...
 #   btrfs/guest-layout-cost.sh
 #
-# Writes DIR/layout.txt: one line per cell, "key=value" fields: module,
+# Writes DIR/machine.txt (kernel, vcpus, accel, boot, date) and
+# DIR/layout.txt: one line per cell, "key=value" fields: module,
 # method, extents_asked, extents (filefrag's count), write_s, fsync_s,
 # total_s, sys_s (system CPU seconds of the whole VM over the cell),
 # us_per_extent (total over extents), mkfs_s (mkfs and mount), fiemap_s (counting the extents),
@@ -50,6 +51,14 @@ results=$LAYOUT_OUT/layout.txt
 dev=$(disk_by_serial slbtrfs) || { echo "guest: no disk slbtrfs"; exit 1; }
 mkdir -p "$mnt" "$LAYOUT_OUT" || exit 1
 : > "$results"
+rm -f "$LAYOUT_OUT"/profile--*.txt
+{
+	echo "kernel=$(uname -r)"
+	echo "vcpus=$(nproc)"
+	echo "accel=${SL_VM_ACCEL:-unknown}"
+	echo "boot=$(tr ' ' '\n' < /proc/cmdline | grep -E '^(slub_debug|slab_nomerge)' | tr '\n' ' ')"
+	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+} > "$LAYOUT_OUT/machine.txt"
 
 # System CPU seconds of the whole machine so far (USER_HZ ticks).
 sys_ticks() {
