@@ -103,6 +103,14 @@
 #                    btrfs check and scrub (part of make check)
 #   make check-btrfs-long
 #                    the same with 100,000 extents and 5 minutes of stress
+#   make btrfs-layout-cost
+#                    what fragmenting a file into N extents costs btrfs,
+#                    Debian's module against ours, by method and size
+#   make bench-btrfs Debian's btrfs.ko against ours in one VM: O_DIRECT
+#                    random and sequential reads on a file of 1M cached
+#                    extents, extent-splitting writes, memory per cached
+#                    extent, a profile; build/bench/btrfs.{md,json,png}
+#                    and Documentation/btrfs.rst
 #   make htmldocs    the HTML documentation, with the API reference from the
 #                    sources' kernel-doc comments, in build/htmldocs (any
 #                    warning fails it; part of make check)
@@ -147,8 +155,8 @@ TRACE_H := $(wildcard skiplist/trace/events/*.h extent/trace/events/*.h \
 	bench-lookup-cachesim \
 	bench-kernel bench-tcg-profile bench-native-build bench-alloc-native bench-iommu \
 	bench-scaling \
-	bench-lsm bench-lsm-vm bench-lsm-pool btrfs check-btrfs check-btrfs-long \
-	htmldocs install install-programs uninstall check-install check-dkms clean help
+	bench-lsm bench-lsm-vm bench-lsm-pool btrfs check-btrfs check-btrfs-long btrfs-layout-cost \
+	bench-btrfs htmldocs install install-programs uninstall check-install check-dkms clean help
 
 all: modules
 
@@ -223,8 +231,16 @@ btrfs: setup
 		$(MAKE) modules KDIR=/lib/modules/$(KREL_61)/build
 	$(TOP)/btrfs/build.sh $(TOP) $(BUILD) $(KREL_61)
 
-# Each extent costs btrfs about 8 ms under TCG at 10,000 (make check) and
-# more at the issue's 100,000 (make check-btrfs-long: over 28 minutes).
+# The benchmarks rebuild btrfs.ko (five minutes here) only when its sources
+# or the skiplist's changed.
+BTRFS_KO := $(BUILD)/btrfs/fs/btrfs/btrfs.ko
+$(BTRFS_KO): $(wildcard btrfs/*.[ch] btrfs/*.py btrfs/build.sh skiplist/*.[ch])
+	$(MAKE) btrfs
+
+# The file of BTRFS_EXTENTS extents costs btrfs about 3 ms an extent under
+# TCG with slab debugging, at 10,000 (make check) as at the issue's
+# 100,000 (make check-btrfs-long): make btrfs-layout-cost,
+# Documentation/btrfs.rst.
 BTRFS_EXTENTS ?= 10000
 BTRFS_STRESS_SECONDS ?= 60
 check-btrfs: btrfs
@@ -278,6 +294,70 @@ uninstall:
 # Host-side, into a scratch DESTDIR: nothing outside build/ is touched.
 check-install: install-programs
 	@$(INSTALL_ENV) DESTDIR=$(BUILD)/install-test $(TOP)/tools/install/check-install.sh
+
+# What fragmenting one file into N extents costs btrfs, Debian's module
+# against ours, by method and size (btrfs/guest-layout-cost.sh);
+# build/bench/btrfs-layout/layout.txt.  LAYOUT_PERF=1 adds a profile of
+# the largest size of each method.  LAYOUT_OUT names the run's directory:
+# the tables of every run under build/bench/btrfs-layout*/ are printed and
+# written into Documentation/btrfs.rst's BENCH-BTRFS-LAYOUT section
+# (LAYOUT_REPORT_ARGS= leaves it alone).
+LAYOUT_OUT ?= $(BENCH_DIR)/btrfs-layout
+LAYOUT_SIZES ?= 5000 10000 20000
+LAYOUT_METHODS ?= prealloc2 prealloc sparse direct
+LAYOUT_PERF ?= 0
+# Slab debugging off by default; LAYOUT_BOOT= leaves vm-run's slub_debug=FZPU
+# (make check-btrfs's boot) on.
+LAYOUT_BOOT ?= slub_debug=-
+LAYOUT_REPORT_ARGS ?= --doc $(TOP)/Documentation/btrfs.rst
+btrfs-layout-cost: setup $(BTRFS_KO)
+	@mkdir -p $(BUILD)/vm $(LAYOUT_OUT)
+	rm -f $(BUILD)/vm/btrfs-layout.img && truncate -s 2G $(BUILD)/vm/btrfs-layout.img
+	$(TOP)/tools/vm/vm-run --kernel 6.1 --timeout 7200 \
+		--append "$(LAYOUT_BOOT)" --out $(LAYOUT_OUT) \
+		--drive $(BUILD)/vm/btrfs-layout.img:slbtrfs -- \
+		BTRFS_KO=$(BUILD)/btrfs/fs/btrfs/btrfs.ko \
+		SKIPLIST_KO=$(BUILD)/kmod-$(KREL_61)/skiplist/skiplist.ko \
+		LAYOUT_OUT=$(LAYOUT_OUT) LAYOUT_SIZES="'$(LAYOUT_SIZES)'" \
+		LAYOUT_METHODS="'$(LAYOUT_METHODS)'" LAYOUT_PERF=$(LAYOUT_PERF) \
+		btrfs/guest-layout-cost.sh
+	rm -f $(BUILD)/vm/btrfs-layout.img
+	$(PY) tools/bench/btrfs/layout_report.py \
+		$$(ls -d $(BENCH_DIR)/btrfs-layout*/ | sort) $(LAYOUT_REPORT_ARGS)
+
+# Debian's btrfs.ko against ours in one VM (btrfs/guest-bench-btrfs.sh):
+# one btrfs on a RAM disk with a file of BENCH_BTRFS_EXTENTS extents, made
+# once; BENCH_BTRFS_ROUNDS rounds of both modules in turn (unmount, swap,
+# mount), each caching every extent map and then running O_DIRECT random
+# reads from 1, 2 and 16 jobs, sequential reads and extent-splitting
+# writes for BENCH_BTRFS_SECONDS each; then a profile of the 16-job reads
+# on each.  Slab debugging off, each cache apart (slab_nomerge, vm-run's
+# default), the TSC as the clock.  Results: build/bench/btrfs.{md,json,png}
+# and the BENCH-BTRFS section of Documentation/btrfs.rst
+# (BENCH_BTRFS_REPORT_ARGS= leaves it alone).  About 50 minutes here.
+BENCH_BTRFS_EXTENTS ?= 1048576
+BENCH_BTRFS_BASE ?= 16384
+BENCH_BTRFS_ROUNDS ?= 3
+BENCH_BTRFS_SECONDS ?= 10
+BENCH_BTRFS_MEMORY ?= 4G
+BENCH_BTRFS_PROFILE ?= 1
+BENCH_BTRFS_REPORT_ARGS ?= --doc $(TOP)/Documentation/btrfs.rst
+bench-btrfs: setup $(BTRFS_KO)
+	rm -rf $(BENCH_DIR)/btrfs-vm
+	mkdir -p $(BENCH_DIR)/btrfs-vm
+	start=$$(date +%s); \
+	$(TOP)/tools/vm/vm-run --kernel 6.1 --timeout 7200 --memory $(BENCH_BTRFS_MEMORY) \
+		--append "slub_debug=- clocksource=tsc tsc=reliable" \
+		--out $(BENCH_DIR)/btrfs-vm -- \
+		BTRFS_KO=$(BTRFS_KO) \
+		SKIPLIST_KO=$(BUILD)/kmod-$(KREL_61)/skiplist/skiplist.ko \
+		BENCH_EXTENTS=$(BENCH_BTRFS_EXTENTS) BENCH_BASE=$(BENCH_BTRFS_BASE) \
+		BENCH_ROUNDS=$(BENCH_BTRFS_ROUNDS) BENCH_SECONDS=$(BENCH_BTRFS_SECONDS) \
+		BENCH_PROFILE=$(BENCH_BTRFS_PROFILE) \
+		btrfs/guest-bench-btrfs.sh $(BENCH_DIR)/btrfs-vm && \
+	$(PY) tools/bench/btrfs/report.py $(BENCH_DIR)/btrfs-vm --out $(BENCH_DIR) \
+		--wall-seconds $$(($$(date +%s) - start)) $(BENCH_BTRFS_REPORT_ARGS) > /dev/null
+	@cat $(BENCH_DIR)/btrfs.md
 
 lint: $(CHECKPATCH)
 	perl $(CHECKPATCH) --no-tree --strict --quiet --ignore FILE_PATH_CHANGES \
