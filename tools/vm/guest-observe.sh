@@ -111,6 +111,7 @@ exec 8>&-
 # The IOMMU demo's skiplist backend, with its per-CPU caches: its
 # allocator in debugfs, and its cache events.
 if insmod "$obs_ko" backend=skiplist size_mb=16; then
+	command -v udevadm > /dev/null && udevadm settle --timeout=30
 	dd if=/dev/zero of=/dev/slblk0 bs=64k count=64 oflag=direct 2>/dev/null ||
 		fail "observe: dd to /dev/slblk0"
 	dd if=/dev/slblk0 of=/dev/null bs=64k count=64 iflag=direct 2>/dev/null
@@ -124,6 +125,9 @@ if insmod "$obs_ko" backend=skiplist size_mb=16; then
 	else
 		fail "observe: $alloc missing"
 	fi
+	# dd's close for writing makes udev probe the disk again (blkid), and
+	# the probe holds it open: an rmmod before it ends fails "in use".
+	command -v udevadm > /dev/null && udevadm settle --timeout=30
 	rmmod sl_iommu || fail "observe: rmmod sl_iommu"
 else
 	fail "observe: insmod sl_iommu.ko backend=skiplist"
