@@ -261,10 +261,12 @@ btrfs-layout-cost: setup $(BTRFS_KO)
 # mount), each caching every extent map and then running O_DIRECT random
 # reads from 1, 2 and 16 jobs, sequential reads and extent-splitting
 # writes for BENCH_BTRFS_SECONDS each (BENCH_BTRFS_WORKLOADS); then a
-# profile of each workload of BENCH_BTRFS_PROFILE on each.  Slab debugging off, each cache apart (slab_nomerge, vm-run's
-# default), the TSC as the clock.  Results: build/bench/btrfs.{md,json,png}
+# profile of each workload of BENCH_BTRFS_PROFILE on each (empty: none).
+# Slab debugging off, each cache apart (slab_nomerge, vm-run's default),
+# the TSC as the clock.  Results: build/bench/btrfs.{md,json,png}
 # and the BENCH-BTRFS section of Documentation/btrfs.rst
-# (BENCH_BTRFS_REPORT_ARGS= leaves it alone).  About 50 minutes here.
+# (BENCH_BTRFS_REPORT_ARGS= leaves it alone).  An estimated 40 to 50
+# minutes here (not yet timed at the defaults).
 BENCH_BTRFS_EXTENTS ?= 1048576
 BENCH_BTRFS_BASE ?= 16384
 BENCH_BTRFS_ROUNDS ?= 3
