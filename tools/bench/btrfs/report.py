@@ -370,7 +370,12 @@ def goals_of(ratios, memory_idx):
         if r["iops_ratio"] is None:
             worst = {"workload": r["workload"], "failed": True}
             break
-        floor = 1 - (r["noise"] or 0)
+        if r["noise"] is None:
+            # One round measures no noise: a floor of 1 would call any
+            # difference a regression, a floor of 0 none.
+            worst = {"workload": r["workload"], "no_noise": True}
+            break
+        floor = 1 - r["noise"]
         r["regression"] = r["iops_ratio"] < floor
         if worst is None or (r["iops_ratio"] - floor) < worst["margin"]:
             worst = {"workload": r["workload"], "margin": r["iops_ratio"] - floor,
@@ -379,6 +384,10 @@ def goals_of(ratios, memory_idx):
          "target": "ours/Debian >= 1 - noise"}
     if worst is None or worst.get("failed"):
         g.update(measured="FAIL", met=False)
+    elif worst.get("no_noise"):
+        g.update(measured=f"not judged: no noise measured on "
+                          f"{worst['workload']} (fewer than two rounds)",
+                 met=None)
     else:
         g.update(measured=f"worst {worst['workload']}: {worst['ratio']:.2f}x "
                           f"(floor {worst['floor']:.2f})",
@@ -473,8 +482,8 @@ def tables(workloads, idx, ratios, memory, goals):
                     fmt(r["bytes_per_extent"], 1)])
     goal = [["goal", "target", "measured", "met"]]
     for g in goals:
-        goal.append([g["goal"], g["target"], g["measured"],
-                     "yes" if g["met"] else "no"])
+        met = "-" if g["met"] is None else "yes" if g["met"] else "no"
+        goal.append([g["goal"], g["target"], g["measured"], met])
     return perf, mem, goal
 
 
