@@ -428,7 +428,8 @@ def machine_line(m):
             f"{m.get('memory_mb')} MiB, accel {m.get('accel')}, "
             f"disk {m.get('disk')}; a file of {m.get('extents'):,} extents; "
             f"{m.get('runtime_s')} s per cell, median of "
-            f"{m.get('rounds')} rounds{wall}; boot options "
+            f"{m.get('rounds')} round{'' if m.get('rounds') == 1 else 's'}"
+            f"{wall}; boot options "
             f"{(m.get('boot') or '').strip() or 'none'}; {m.get('date')}")
 
 
