@@ -477,7 +477,7 @@ def tables(workloads, idx, ratios, memory, goals):
         maps = r["maps"] or 0
         per = (lambda b, maps=maps: f"{b / maps:.1f}" if maps else "-")
         mem.append([r["module"], f"{r['order']} order", f"{maps:,.0f}",
-                    str(r.get("map_object_size") or "-"),
+                    fmt(r.get("map_object_size"), 0),
                     per(r["map_slab_bytes"]),
                     per(r["leaf_slab_bytes"]), per(r["dir_bytes"]),
                     fmt(r["bytes_per_extent"], 1)])
