@@ -330,17 +330,21 @@ btrfs-layout-cost: setup $(BTRFS_KO)
 # once; BENCH_BTRFS_ROUNDS rounds of both modules in turn (unmount, swap,
 # mount), each caching every extent map and then running O_DIRECT random
 # reads from 1, 2 and 16 jobs, sequential reads and extent-splitting
-# writes for BENCH_BTRFS_SECONDS each; then a profile of the 16-job reads
-# on each.  Slab debugging off, each cache apart (slab_nomerge, vm-run's
-# default), the TSC as the clock.  Results: build/bench/btrfs.{md,json,png}
+# writes for BENCH_BTRFS_SECONDS each (BENCH_BTRFS_WORKLOADS); then a
+# profile of each workload of BENCH_BTRFS_PROFILE on each (empty: none).
+# Slab debugging off, each cache apart (slab_nomerge, vm-run's default),
+# the TSC as the clock.  Results: build/bench/btrfs.{md,json,png}
 # and the BENCH-BTRFS section of Documentation/btrfs.rst
-# (BENCH_BTRFS_REPORT_ARGS= leaves it alone).  About 50 minutes here.
+# (BENCH_BTRFS_REPORT_ARGS= leaves it alone).  An estimated 40 to 50
+# minutes here (not yet timed at the defaults).
 BENCH_BTRFS_EXTENTS ?= 1048576
 BENCH_BTRFS_BASE ?= 16384
 BENCH_BTRFS_ROUNDS ?= 3
 BENCH_BTRFS_SECONDS ?= 10
 BENCH_BTRFS_MEMORY ?= 4G
-BENCH_BTRFS_PROFILE ?= 1
+BENCH_BTRFS_PROFILE ?= randread-16 splitwrite
+BENCH_BTRFS_WORKLOADS ?= randread-1 randread-2 randread-16 seqread splitwrite
+BENCH_BTRFS_RANDOM_EXTENTS ?= 131072
 BENCH_BTRFS_REPORT_ARGS ?= --doc $(TOP)/Documentation/btrfs.rst
 bench-btrfs: setup $(BTRFS_KO)
 	rm -rf $(BENCH_DIR)/btrfs-vm
@@ -353,7 +357,9 @@ bench-btrfs: setup $(BTRFS_KO)
 		SKIPLIST_KO=$(BUILD)/kmod-$(KREL_61)/skiplist/skiplist.ko \
 		BENCH_EXTENTS=$(BENCH_BTRFS_EXTENTS) BENCH_BASE=$(BENCH_BTRFS_BASE) \
 		BENCH_ROUNDS=$(BENCH_BTRFS_ROUNDS) BENCH_SECONDS=$(BENCH_BTRFS_SECONDS) \
-		BENCH_PROFILE=$(BENCH_BTRFS_PROFILE) \
+		BENCH_PROFILE="'$(BENCH_BTRFS_PROFILE)'" \
+		BENCH_WORKLOADS="'$(BENCH_BTRFS_WORKLOADS)'" \
+		BENCH_RANDOM_EXTENTS=$(BENCH_BTRFS_RANDOM_EXTENTS) \
 		btrfs/guest-bench-btrfs.sh $(BENCH_DIR)/btrfs-vm && \
 	$(PY) tools/bench/btrfs/report.py $(BENCH_DIR)/btrfs-vm --out $(BENCH_DIR) \
 		--wall-seconds $$(($$(date +%s) - start)) $(BENCH_BTRFS_REPORT_ARGS) > /dev/null
