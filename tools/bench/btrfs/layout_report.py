@@ -25,7 +25,7 @@ import textwrap
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 ".."))
-from rst_table import rst_table  # noqa: E402
+from rst_table import replace_rst_section, rst_table  # noqa: E402
 
 MODULES = ["debian", "ours"]
 
@@ -145,15 +145,7 @@ def main():
                                  75) + [""]
             out += rst_table(HEADER, rows) + [""]
         out += [".. BENCH-BTRFS-LAYOUT:END"]
-        with open(args.doc) as f:
-            text = f.read()
-        pat = re.compile(r"\.\. BENCH-BTRFS-LAYOUT:BEGIN.*?"
-                         r"\.\. BENCH-BTRFS-LAYOUT:END", re.S)
-        if not pat.search(text):
-            sys.exit(f"layout_report.py: {args.doc}: no BENCH-BTRFS-LAYOUT "
-                     "section")
-        with open(args.doc, "w") as f:
-            f.write(pat.sub(lambda _: "\n".join(out), text))
+        replace_rst_section(args.doc, "BENCH-BTRFS-LAYOUT", out)
     return 0
 
 

@@ -52,7 +52,7 @@ import textwrap
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
-from rst_table import rst_table  # noqa: E402
+from rst_table import replace_rst_section, rst_table  # noqa: E402
 
 
 def _iommu_report():
@@ -552,16 +552,6 @@ def doc_section(machine, workloads, idx, ratios, memory, goals, prof):
     return out
 
 
-def replace_block(path, lines):
-    with open(path) as f:
-        text = f.read()
-    pat = re.compile(r"\.\. BENCH-BTRFS:BEGIN.*?\.\. BENCH-BTRFS:END", re.S)
-    if not pat.search(text):
-        sys.exit(f"report.py: {path}: no BENCH-BTRFS section")
-    with open(path, "w") as f:
-        f.write(pat.sub(lambda _: "\n".join(lines), text))
-
-
 def plot(machine, workloads, idx, path):
     import matplotlib
     matplotlib.use("Agg")
@@ -627,8 +617,9 @@ def main():
     plot(machine, workloads, idx, os.path.join(out, "btrfs.png"))
     failed = [r for r in results if "error" in r]
     if args.doc and not failed:
-        replace_block(args.doc, doc_section(machine, workloads, idx, ratios,
-                                            memory, goals, prof))
+        replace_rst_section(args.doc, "BENCH-BTRFS",
+                            doc_section(machine, workloads, idx, ratios,
+                                        memory, goals, prof))
     sys.stdout.write(md)
     for r in failed:
         print(f"report.py: {r['workload']}--{r['module']}: {r['error']}",
