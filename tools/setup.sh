@@ -7,18 +7,33 @@
 # missing.
 set -euo pipefail
 
-# The newest Debian 12 6.12 headers, unless some 6.12 headers are installed;
-# the kernel image installed with them is the one with the same release.
-headers_612() {
-	local have
+# The newest Debian 12 6.12 release whose headers and kernel image can
+# both be installed, unless some 6.12 headers are installed already; the
+# image is Debian's signed one, or its -unsigned build where the signed
+# one is not published yet (as for 6.12.118 on 2026-12-02).  Prints the
+# two package names.
+# Without a pipe into grep -q, which pipefail would fail on SIGPIPE.
+installable() {
+	local out
+	out=$(dpkg-query -W -f '${Status}' "$1" 2>/dev/null || true)
+	[ "$out" = "install ok installed" ] && return 0
+	out=$(apt-cache policy "$1" 2>/dev/null || true)
+	[[ $out == *"Candidate: "[0-9]* ]]
+}
+kernel_612() {
+	local have rel image
 	have=$(dpkg-query -W -f '${Package} ${Status}\n' 'linux-headers-6.12.*-amd64' 2>/dev/null |
 	       awk '/install ok installed/ && $1 !~ /cloud|rt/ {print $1}' | sort -V | tail -1)
-	if [ -n "$have" ]; then
-		echo "$have"
-		return
-	fi
-	apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' |
-		awk '{print $1}' | sort -V | tail -1
+	for rel in $(if [ -n "$have" ]; then echo "${have#linux-headers-}"; else
+			apt-cache search --names-only '^linux-headers-6\.12\.[0-9]+\+deb12-amd64$' |
+			awk '{print $1}' | sed 's/^linux-headers-//' | sort -rV; fi); do
+		for image in "linux-image-$rel" "linux-image-$rel-unsigned"; do
+			if installable "$image"; then
+				echo "linux-headers-$rel $image"
+				return
+			fi
+		done
+	done
 }
 
 as_root() {
@@ -54,12 +69,17 @@ pkgs=(build-essential make gcc g++ xz-utils perl python3 python3-matplotlib
       trace-cmd  # records the modules' events in check-vm (guest-observe.sh)
       dkms  # make install builds the modules with it, check-vm tests that
       file)  # virtme-ng runs file(1) on the guest's init
-p612=$(headers_612 || true)
+p612=$(kernel_612 || true)
 if [ -z "$p612" ]; then
 	as_root apt-get update -qq
-	p612=$(headers_612)
+	p612=$(kernel_612)
 fi
-pkgs+=("$p612" "${p612/linux-headers-/linux-image-}")
+if [ -z "$p612" ]; then
+	echo "setup: no Debian 12 6.12 kernel with both headers and an image in apt" >&2
+	exit 1
+fi
+read -r -a p612 <<<"$p612"
+pkgs+=("${p612[@]}")
 
 missing=()
 for p in "${pkgs[@]}"; do
