@@ -14,33 +14,10 @@ kmod=build/kmod-$(uname -r)/skiplist
 ekmod=build/kmod-$(uname -r)/extent
 lkmod=build/kmod-$(uname -r)/lsm
 tests=build/selftests
-kml=/sys/kernel/debug/kmemleak
 . "$(dirname "$0")/guest-lib.sh"
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-
-# kmemleak: forget what boot left behind, and scan once, at the end, when
-# every module has been unloaded: a report's backtrace names the part that
-# leaked, and each scan of the guest's memory takes half a minute under
-# KASAN.  For the same reason the automatic scans (every 10 minutes, on a
-# vCPU the tests need) are switched off.  An object must stay unreferenced
-# for 5 s before a scan reports it.
-leaks() {
-	[ -w $kml ] || return 0
-	echo scan > $kml
-	sleep 6
-	echo scan > $kml
-	if [ -s $kml ]; then
-		echo "guest: kmemleak reports, $1:"
-		cat $kml
-		fail "kmemleak, $1"
-	fi
-	echo clear > $kml
-}
-if [ -w $kml ]; then
-	echo scan=off > $kml
-	echo clear > $kml
-fi
+leaks_start
 
 # The in-kernel tests, as a KUnit suite (KTAP in the log), in place of
 # test_skiplist.ko: the same tests, and twice the time would be spent.
@@ -76,21 +53,11 @@ if [ "$variant" = a ]; then
 	fs=/sys/kernel/debug/failslab
 	echo "guest: failslab on the skiplist_leaf caches, 10% of allocations"
 	insmod "$kmod/skiplist.ko" && insmod "$kmod/skiplist_dev.ko" || exit 1
-	echo Y > $fs/cache-filter
-	# The caches' failslab flag is read-only in sysfs: the boot line sets
-	# it (slub_debug=...A,skiplist_leaf_*, see make debug-run).
-	for c in /sys/kernel/slab/skiplist_leaf_*/failslab; do
-		[ "$(cat "$c")" = 1 ] ||
-			fail "$c is not set: boot with slub_debug=FZPU;FZPUA,skiplist_leaf_*"
-	done
+	leaf_caches_failslab
 	# Our allocations may sleep (GFP_KERNEL): failslab skips those unless
 	# told otherwise.
-	echo N > $fs/ignore-gfp-wait
-	echo 10 > $fs/probability
-	echo 1 > $fs/interval
-	echo -1 > $fs/times
-	echo 0 > $fs/space
-	echo 0 > $fs/verbose
+	fault_attrs $fs cache-filter=Y ignore-gfp-wait=N probability=10 \
+		interval=1 times=-1 space=0 verbose=0
 	SL_ALLOW_ENOMEM=1 "$tests/concurrency_test" || fail "concurrency under failslab"
 	SL_ALLOW_ENOMEM=1 SL_FUZZ_IOCTLS=${SL_FUZZ_IOCTLS:-100000} \
 		"$tests/fuzz_test" || fail "fuzzer under failslab"
@@ -124,18 +91,12 @@ if [ "$variant" = a ]; then
 	fp=/sys/kernel/debug/fail_page_alloc
 	disk=$(disk_by_serial sllsm) || fail "no virtio disk with serial sllsm"
 	insmod "$lkmod/sl_lsm.ko" || fail "insmod sl_lsm.ko"
-	echo N > $fs/cache-filter
+	fault_attrs $fs cache-filter=N
 	for f in $fs $fp; do
-		echo Y > $f/task-filter
-		echo N > $f/ignore-gfp-wait
-		echo 3 > $f/probability
-		echo 1 > $f/interval
-		echo -1 > $f/times
-		echo 0 > $f/space
-		echo 0 > $f/verbose
+		fault_attrs $f task-filter=Y ignore-gfp-wait=N probability=3 \
+			interval=1 times=-1 space=0 verbose=0
 	done
-	echo N > $fp/ignore-gfp-highmem
-	echo 1 > $fp/min-order
+	fault_attrs $fp ignore-gfp-highmem=N min-order=1
 	SL_LSM_DISK=$disk SL_LSM_ROUNDS=${SL_LSM_ROUNDS:-20} \
 		build/selftests/lsm/lsm_nomem_test || fail "lsm/lsm_nomem_test"
 	for f in $fs $fp; do
