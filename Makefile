@@ -100,9 +100,14 @@
 #                    a file of 10,000 extents read and verified beside
 #                    splits and dropped caches, a create/punch/truncate/
 #                    reflink/rename stress (plain, then compress=zstd),
-#                    btrfs check and scrub (part of make check)
+#                    in a memory cgroup under proactive reclaim, btrfs
+#                    check and scrub (part of make check)
 #   make check-btrfs-long
 #                    the same with 100,000 extents and 5 minutes of stress
+#   make btrfs-debug, make check-btrfs-debug
+#                    that btrfs.ko built against debug kernel a (lockdep,
+#                    KASAN, kmemleak), and check-btrfs's test on it with
+#                    2,500 extents and 30 s of stress (part of make check)
 #   make btrfs-layout-cost
 #                    what fragmenting a file into N extents costs btrfs,
 #                    Debian's module against ours, by method and size
@@ -156,6 +161,7 @@ TRACE_H := $(wildcard skiplist/trace/events/*.h extent/trace/events/*.h \
 	bench-kernel bench-tcg-profile bench-native-build bench-alloc-native bench-iommu \
 	bench-scaling \
 	bench-lsm bench-lsm-vm bench-lsm-pool btrfs check-btrfs check-btrfs-long btrfs-layout-cost \
+	btrfs-debug check-btrfs-debug \
 	bench-btrfs htmldocs install install-programs uninstall check-install check-dkms clean help
 
 all: modules
@@ -234,7 +240,7 @@ btrfs: setup
 # The benchmarks rebuild btrfs.ko (five minutes here) only when its sources
 # or the skiplist's changed.
 BTRFS_KO := $(BUILD)/btrfs/fs/btrfs/btrfs.ko
-$(BTRFS_KO): $(wildcard btrfs/*.[ch] btrfs/*.py btrfs/build.sh skiplist/*.[ch])
+$(BTRFS_KO): $(wildcard btrfs/*.[ch] btrfs/edit_callers.py btrfs/build.sh skiplist/*.[ch])
 	$(MAKE) btrfs
 
 # The file of BTRFS_EXTENTS extents costs btrfs about 3 ms an extent under
@@ -255,6 +261,40 @@ check-btrfs: btrfs
 
 check-btrfs-long:
 	$(MAKE) check-btrfs BTRFS_EXTENTS=100000 BTRFS_STRESS_SECONDS=300
+
+# The same btrfs.ko built against debug kernel a (lockdep, PROVE_RCU,
+# KASAN, kmemleak; tools/debug-kernel, which builds btrfs's dependencies
+# in), into build/btrfs-RELEASE, with the skiplist's modules for that
+# kernel; check-btrfs-debug runs guest-btrfs.sh on it, smaller (each
+# operation costs several times what it does on Debian's kernel), and
+# make check runs both (the build beside check-vm, the run after
+# check-debug's guests).
+BTRFS_DEBUG_EXTENTS ?= 2500
+BTRFS_DEBUG_STRESS_SECONDS ?= 30
+debug_kdir_a = $$($(TOP)/tools/debug-kernel/build.sh a | tail -1)
+btrfs-debug: setup
+	@kdir=$(debug_kdir_a) && test -n "$$kdir" || exit 1; \
+	rel=$$(cat $$kdir/include/config/kernel.release); \
+	$(MAKE) --no-print-directory debug-modules DEBUG_KDIR=$$kdir DEBUG_REL=$$rel && \
+	$(TOP)/btrfs/build.sh $(TOP) $(BUILD) $$rel $$kdir
+
+# The build again only when it is missing or older than its sources.
+BTRFS_DEBUG_SOURCES := $(wildcard btrfs/*.[ch] btrfs/edit_callers.py btrfs/build.sh skiplist/*.[ch])
+check-btrfs-debug:
+	@kdir=$(debug_kdir_a) && test -n "$$kdir" || exit 1; \
+	rel=$$(cat $$kdir/include/config/kernel.release); \
+	ko=$(BUILD)/btrfs-$$rel/fs/btrfs/btrfs.ko; \
+	if [ ! -f $$ko ] || [ -n "$$(find $(BTRFS_DEBUG_SOURCES) -newer $$ko)" ]; then \
+		$(MAKE) --no-print-directory btrfs-debug || exit 1; \
+	fi; \
+	mkdir -p $(BUILD)/vm; \
+	rm -f $(BUILD)/vm/btrfs-debug.img && truncate -s 2G $(BUILD)/vm/btrfs-debug.img && \
+	$(TOP)/tools/vm/vm-run --append "$(DEBUG_BOOT)" --no-udev \
+		--kernel $$kdir/arch/x86/boot/bzImage --timeout 2400 \
+		--drive $(BUILD)/vm/btrfs-debug.img:slbtrfs -- \
+		BTRFS_KO=$$ko SKIPLIST_KO=$(BUILD)/kmod-$$rel/skiplist/skiplist.ko \
+		BTRFS_EXTENTS=$(BTRFS_DEBUG_EXTENTS) \
+		BTRFS_STRESS_SECONDS=$(BTRFS_DEBUG_STRESS_SECONDS) btrfs/guest-btrfs.sh
 
 # make install (tools/install/install.sh, Documentation/install.rst).
 # The modules are DKMS's to build; the programs and their man pages
@@ -604,7 +644,8 @@ check-vm-stall: modules
 # at once, four vCPUs on two cores, spin on locks whose holder's vCPU the
 # host descheduled (kernel a's KUnit suite went from 205 s to over 10
 # minutes that way).  Their drivers are built in: the guests boot without
-# udev (vm-run --no-udev), which saves about 70 s a boot.
+# udev (vm-run --no-udev), which saves about 70 s a boot.  Then, with
+# kernel a, btrfs on the skiplist (check-btrfs-debug).
 DEBUG_VARIANTS ?= a b
 check-debug: setup
 	$(MAKE) -C selftests/skiplist
@@ -617,6 +658,7 @@ check-debug: setup
 		$(MAKE) --no-print-directory debug-run DEBUG_KDIR=$$kdir \
 			DEBUG_VARIANT=$$v || exit 1; \
 	done
+	@case " $(DEBUG_VARIANTS) " in *" a "*) $(MAKE) --no-print-directory check-btrfs-debug ;; esac
 	@echo "check-debug: passed on debug kernels $(DEBUG_VARIANTS)"
 
 # Fewer fuzzed ioctls than check-vm: the debug kernels run them ~10x slower.
@@ -685,7 +727,7 @@ timed_beside = t0=$$(date +%s); pids=; \
 check: setup
 	@mkdir -p $(BUILD) && : > $(CHECK_TIMES) && date +%s > $(BUILD)/check-start
 	@$(call timed,check-kernel)
-	@$(call timed_beside,check-user+check-btrfs,check-vm check-vm-lsm check-crash)
+	@$(call timed_beside,check-user+check-btrfs+btrfs-debug,check-vm check-vm-lsm check-crash)
 	@# Alone: it measures how long the index stalls its callers.
 	@$(call timed,check-vm-stall STALL_N=$(STALL_CHECK_N) STALL_MODES=none)
 	@$(call timed_beside,check-soak mutants+lint+bench-smoke+htmldocs+check-install,check-debug,19)

@@ -6,16 +6,20 @@
 # against Debian's 6.1 headers, with btrfs's sanity tests compiled in
 # (they run when the module loads).
 #
-# Usage: btrfs/build.sh TOP BUILD KREL
+# Usage: btrfs/build.sh TOP BUILD KREL [KDIR]
 #   TOP:  the project; BUILD: its build directory; KREL: the 6.1 release
 #   whose headers to build against (the modules of build/kmod-KREL give
-#   the skiplist's symbol versions).
+#   the skiplist's symbol versions).  Into BUILD/btrfs.
+#   KDIR: instead, the build tree of a kernel of our own (debug kernel a,
+#   make btrfs-debug), whose release KREL is; into BUILD/btrfs-KREL, and
+#   the vermagic must be that of the skiplist's module built against it.
 set -euo pipefail
 top=$1 build=$2 krel=$3
 src_tar=/usr/src/linux-source-6.1.tar.xz
-kdir=/lib/modules/$krel/build
+kdir=${4:-/lib/modules/$krel/build}
 symvers=$build/kmod-$krel/Module.symvers
 out=$build/btrfs
+[ -z "${4:-}" ] || out=$build/btrfs-$krel
 
 die() { echo "make btrfs: $*" >&2; exit 1; }
 [ -f "$src_tar" ] || die "$src_tar missing: run 'make setup' (linux-source-6.1)"
@@ -52,6 +56,11 @@ MAKEFLAGS= make --no-print-directory -C "$kdir" M="$fs" \
 ! grep -iE 'warning|error' "$out/sparse.log" ||
 	die "W=1 or sparse warned about the project's files"
 ours=$(modinfo -F vermagic "$fs/btrfs.ko")
-theirs=$(modinfo -F vermagic "$(modinfo -n btrfs -k "$krel")")
-[ "$ours" = "$theirs" ] || die "vermagic '$ours' is not Debian's '$theirs'"
+if [ -z "${4:-}" ]; then
+	theirs=$(modinfo -F vermagic "$(modinfo -n btrfs -k "$krel")")
+	[ "$ours" = "$theirs" ] || die "vermagic '$ours' is not Debian's '$theirs'"
+else
+	theirs=$(modinfo -F vermagic "$build/kmod-$krel/skiplist/skiplist.ko")
+	[ "$ours" = "$theirs" ] || die "vermagic '$ours' is not the skiplist's '$theirs'"
+fi
 echo "make btrfs: $fs/btrfs.ko (vermagic $ours, depends $(modinfo -F depends "$fs/btrfs.ko"))"

@@ -10,9 +10,15 @@
 #     maps with them, and evicted inodes all of theirs);
 #  2. a stress of BTRFS_STRESS_SECONDS: several processes creating,
 #     writing, punching holes, truncating, reflinking, renaming and
-#     unlinking, first plain and then mounted with compress=zstd;
+#     unlinking, first plain and then mounted with compress=zstd, in a
+#     memory cgroup over its memory.high (a reader of the file of phase 1
+#     beside them) and under proactive reclaim;
 #  3. checksums of every file, unmount, btrfs check, mount, scrub, drop
-#     caches, checksums again.
+#     caches, checksums again;
+#  4. on a kernel with failslab, random 4 KiB writes with fsync while the
+#     index's leaf allocations fail at random: every acknowledged write
+#     reads back, and btrfs check passes;
+#  5. on a kernel with kmemleak, a scan once both modules are unloaded.
 #
 #   BTRFS_KO=... SKIPLIST_KO=... btrfs/guest-btrfs.sh
 . "$(dirname "$0")/../tools/vm/guest-lib.sh"
@@ -27,9 +33,15 @@ dev=$(disk_by_serial slbtrfs) || { echo "guest: no disk slbtrfs"; exit 1; }
 if [ -d /sys/module/btrfs ]; then
 	rmmod btrfs || { echo "guest: cannot remove Debian's btrfs"; exit 1; }
 fi
-for m in zstd_compress raid6_pq xor libcrc32c; do
-	modprobe "$m" || { echo "guest: modprobe $m failed"; exit 1; }
-done
+# Debian's kernel has them as modules; debug kernel a builds them in and
+# has no module tree (make check-btrfs-debug).
+if [ -d "/lib/modules/$(uname -r)/kernel" ]; then
+	for m in zstd_compress raid6_pq xor libcrc32c; do
+		modprobe "$m" || { echo "guest: modprobe $m failed"; exit 1; }
+	done
+fi
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+leaks_start
 [ -d /sys/module/skiplist ] || insmod "$SKIPLIST_KO" || exit 1
 dmesg -C
 if ! insmod "$BTRFS_KO"; then
@@ -105,24 +117,94 @@ stress() {
 	done
 	echo "$i"
 }
+# The stress runs in a memory cgroup whose memory.high is BTRFS_MEMCG_MB,
+# beside a reader in the same cgroup that reads phase 1's file (over
+# 16 MiB) again and again: its page cache goes over memory.high, so that
+# the cgroup's own tasks reclaim as they go, and btrfs drops the extent
+# maps of every page it releases from a file that large (and all of an
+# inode's when it evicts one), while the reader looks them up and adds
+# them again and the stress inserts, splits and merges its own.  Beside
+# them, proactive reclaim (memory.reclaim) every second and the kernel's
+# dentries and inodes dropped every 10 s.  Not all the page cache: the
+# guest's programs come from its 9p root, and dropping their pages every
+# few seconds slowed the stress fourfold.  memory.max, 8 times higher,
+# only keeps a runaway in bounds; memory.high never kills.
+cg=/sys/fs/cgroup/btrfs-stress
+memcg_setup() {
+	mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup ||
+		{ fail "cannot mount cgroup2"; return 1; }
+	grep -qw memory /sys/fs/cgroup/cgroup.controllers ||
+		{ fail "no memory controller in cgroup2"; return 1; }
+	echo +memory > /sys/fs/cgroup/cgroup.subtree_control
+	mkdir -p $cg
+	echo $(( BTRFS_MEMCG_MB << 20 )) > $cg/memory.high &&
+		echo $(( BTRFS_MEMCG_MB << 23 )) > $cg/memory.max ||
+		{ fail "cannot limit $cg"; return 1; }
+}
+reclaimer() {
+	local i=0 calls=0 n lo hi
+	lo=$(em_objects) hi=$lo
+	while :; do
+		sleep 1
+		i=$(( i + 1 ))
+		# EAGAIN when the cgroup has less to give: counted only when it gave.
+		echo 1M > $cg/memory.reclaim 2> /dev/null && calls=$(( calls + 1 ))
+		[ $(( i % 10 )) -eq 0 ] && echo 2 > /proc/sys/vm/drop_caches
+		n=$(em_objects)
+		[ "$n" -lt "$lo" ] && lo=$n
+		[ "$n" -gt "$hi" ] && hi=$n
+		echo "$calls proactive reclaims that freed memory;" \
+			"extent map slab objects between $lo and $hi" > /tmp/reclaim.txt
+	done
+}
+em_objects() {
+	awk '$1 == "btrfs_extent_map" { print $2 }' /proc/slabinfo
+}
 run_stress() {
-	local pids=() n ops=0 p
+	local pids=() n ops=0 p reclaim
+	reclaimer &
+	reclaim=$!
 	for n in $(seq "$BTRFS_STRESS_PROCS"); do
-		stress "$1-$n" "$2" > "/tmp/stress-$1-$n.txt" &
+		( echo $BASHPID > $cg/cgroup.procs && stress "$1-$n" "$2" ) \
+			> "/tmp/stress-$1-$n.txt" &
 		pids+=($!)
 	done
+	(
+		echo $BASHPID > $cg/cgroup.procs || exit 1
+		end=$(( $(date +%s) + $2 )) reads=0
+		while [ "$(date +%s)" -lt $end ]; do
+			cat $mnt/frag > /dev/null || exit 1
+			reads=$(( reads + 1 ))
+		done
+		echo "$reads"
+	) > "/tmp/stress-$1-reader.txt" &
+	pids+=($!)
 	for p in "${pids[@]}"; do
 		wait "$p" || fail "stress process $p"
 	done
+	kill $reclaim
+	wait $reclaim 2> /dev/null
 	for n in $(seq "$BTRFS_STRESS_PROCS"); do
 		ops=$(( ops + $(cat "/tmp/stress-$1-$n.txt") ))
 	done
-	echo "guest: stress $1: $ops operations"
+	echo "guest: stress $1: $ops operations, $(cat "/tmp/stress-$1-reader.txt")" \
+		"reads of frag; $(cat /tmp/reclaim.txt)"
 }
+: "${BTRFS_MEMCG_MB:=8}"
+memcg_setup
+echo "guest: extent maps before the stress: $(em_objects) (slab objects)"
 half=$(( BTRFS_STRESS_SECONDS / 2 ))
 run_stress plain $half
 mount -o remount,compress=zstd $mnt || fail "remount with compress=zstd"
 run_stress zstd $half
+# Every reclaim of the cgroup's pages and inodes: pgscan and pgsteal.
+echo "guest: memory cgroup, memory.high ${BTRFS_MEMCG_MB} MiB:" \
+	"$(grep -E '^(pgscan|pgsteal|workingset_refault_file) ' $cg/memory.stat | tr '\n' ' ')"
+echo "guest: its events: $(tr '\n' ' ' < $cg/memory.events)"
+grep -q '^oom_kill 0$' $cg/memory.events || fail "the memory cgroup killed a stress process"
+grep -qE '^pgsteal [1-9]' $cg/memory.stat || fail "nothing was reclaimed from the memory cgroup"
+grep -qE '^high [1-9]' $cg/memory.events || fail "the stress never went over memory.high"
+echo "guest: extent maps after the stress: $(em_objects) (slab objects)"
 took "stress"
 
 # 3. Checksums across an unmount, check and scrub.
@@ -137,7 +219,41 @@ grep -E 'Error summary' /tmp/scrub.txt
 echo 3 > /proc/sys/vm/drop_caches
 (cd $mnt && sha256sum --quiet -c /tmp/sums) || fail "contents changed across unmount"
 echo "guest: $(wc -l < /tmp/sums) files the same after unmount, check and scrub"
+took "check and scrub"
+
+# 4. On a kernel with failslab (debug kernel a): an insert that must split
+# a leaf allocates with GFP_ATOMIC under the tree's write lock, so that
+# allocation may fail where btrfs's rbtree never did.  Fail 10% of the
+# index's non-sleeping leaf allocations while a writer fsyncs random
+# 4 KiB writes: whatever btrfs reports, every write it acknowledged must
+# read back after the failures stop and the caches are dropped, and the
+# file system must pass btrfs check.
+fsl=/sys/kernel/debug/failslab
+if [ -d $fsl ]; then
+	leaf_caches_failslab
+	/usr/bin/python3 btrfs/acked_writes.py layout $mnt/acked || fail "acked writes layout"
+	# ignore-gfp-wait: only the allocations that cannot sleep fail.
+	fault_attrs $fsl cache-filter=Y ignore-gfp-wait=Y task-filter=N space=0 \
+		verbose=0 interval=1 times=-1 probability=10
+	/usr/bin/python3 btrfs/acked_writes.py write $mnt/acked \
+		"${BTRFS_FAILSLAB_SECONDS:-20}" /tmp/acked.json || fail "acked writes"
+	echo 0 > $fsl/probability
+	# A lower bound: the message is ratelimited.
+	echo "guest: failslab: $(dmesg | grep -c 'extent map .* not cached: out of memory')" \
+		"extent maps reported not cached"
+	echo 3 > /proc/sys/vm/drop_caches
+	/usr/bin/python3 btrfs/acked_writes.py verify $mnt/acked /tmp/acked.json ||
+		fail "an acknowledged write was lost under failslab"
+	umount $mnt || exit 1
+	btrfs check --readonly "$dev" > /tmp/btrfs-check.txt 2>&1 ||
+		{ cat /tmp/btrfs-check.txt; fail "btrfs check after failslab"; }
+	mount -t btrfs "$dev" $mnt || exit 1
+	/usr/bin/python3 btrfs/acked_writes.py verify $mnt/acked /tmp/acked.json ||
+		fail "an acknowledged write was lost across the remount after failslab"
+	took "failslab on the index's leaves"
+fi
 umount $mnt
 rmmod btrfs || fail "rmmod btrfs"
-took "check and scrub"
+rmmod skiplist || fail "rmmod skiplist"
+leaks "after btrfs's run and unload"
 exit $status
