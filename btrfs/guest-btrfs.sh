@@ -22,6 +22,7 @@
 #
 #   BTRFS_KO=... SKIPLIST_KO=... btrfs/guest-btrfs.sh
 . "$(dirname "$0")/../tools/vm/guest-lib.sh"
+. "$(dirname "$0")/guest-modules.sh"
 
 : "${BTRFS_KO:?}" "${SKIPLIST_KO:?}"
 : "${BTRFS_EXTENTS:=10000}"
@@ -30,25 +31,10 @@
 mnt=/tmp/btrfs-mnt
 
 dev=$(disk_by_serial slbtrfs) || { echo "guest: no disk slbtrfs"; exit 1; }
-if [ -d /sys/module/btrfs ]; then
-	rmmod btrfs || { echo "guest: cannot remove Debian's btrfs"; exit 1; }
-fi
-# Debian's kernel has them as modules; debug kernel a builds them in and
-# has no module tree (make check-btrfs-debug).
-if [ -d "/lib/modules/$(uname -r)/kernel" ]; then
-	for m in zstd_compress raid6_pq xor libcrc32c; do
-		modprobe "$m" || { echo "guest: modprobe $m failed"; exit 1; }
-	done
-fi
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 leaks_start
-[ -d /sys/module/skiplist ] || insmod "$SKIPLIST_KO" || exit 1
 dmesg -C
-if ! insmod "$BTRFS_KO"; then
-	dmesg | tail -40
-	echo "guest: insmod btrfs.ko failed (a sanity test?)"
-	exit 1
-fi
+btrfs_use ours || exit 1
 dmesg | grep -q 'running extent_map tests' ||
 	fail "btrfs's extent map sanity tests did not run"
 took "load and sanity tests"
