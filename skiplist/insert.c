@@ -171,7 +171,8 @@ static void sl_leaf_split(struct sl_list *list, struct sl_locked *held,
  * @gfp:  allocation flags for a leaf split
  *
  * Context: as sl_insert(); the caller must not hold rcu_read_lock() if
- * @gfp allows sleeping.
+ * @gfp allows sleeping.  A caller that cannot sleep and preloaded
+ * (sl_preload()) splits with a reserve leaf when a fresh one fails.
  * Return: 0, -EEXIST if the extent overlaps one in the list, or -ENOMEM.
  */
 int sl_insert_slot(struct sl_list *list, struct sl_slot *slot, gfp_t gfp)
@@ -179,6 +180,7 @@ int sl_insert_slot(struct sl_list *list, struct sl_slot *slot, gfp_t gfp)
 	unsigned long key = slot->key, last = sl_slot_last(slot), gap = 0;
 	struct sl_leaf *leaf, *prev, *spare = NULL;
 	struct sl_locked held = {};
+	unsigned int height;
 	int pos, ret;
 
 	might_alloc(gfp);
@@ -210,8 +212,8 @@ retry:
 		/* Allocate outside the locks and RCU, then look again. */
 		sl_unlock_all(&held);
 		rcu_read_unlock();
-		spare = sl_leaf_alloc(sl_random_height(READ_ONCE(list->level)),
-				      gfp);
+		height = sl_random_height(READ_ONCE(list->level));
+		spare = sl_split_leaf_alloc(height, gfp);
 		if (!spare)
 			return -ENOMEM;
 		goto retry;
@@ -233,7 +235,7 @@ out_unlock:
 		sl_gap_raise(list, key, gap);
 	rcu_read_unlock();
 	if (spare)
-		sl_leaf_free(spare);
+		sl_split_leaf_unused(spare);
 	return ret;
 }
 

@@ -406,6 +406,12 @@ extern unsigned int sl_test_next_height;
 int sl_caches_init(void);
 void sl_caches_exit(void);
 
+/* preload.c */
+struct sl_leaf *sl_split_leaf_alloc(unsigned int height, gfp_t gfp);
+void sl_split_leaf_unused(struct sl_leaf *leaf);
+int sl_preload_init(void);
+void sl_preload_exit(void);
+
 /* insert.c */
 int sl_insert_slot(struct sl_list *list, struct sl_slot *slot, gfp_t gfp);
 

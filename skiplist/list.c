@@ -264,9 +264,15 @@ static int __init skiplist_module_init(void)
 {
 	int ret = sl_caches_init();
 
-	if (!ret)
-		sl_debugfs_init();
-	return ret;
+	if (ret)
+		return ret;
+	ret = sl_preload_init();
+	if (ret) {
+		sl_caches_exit();
+		return ret;
+	}
+	sl_debugfs_init();
+	return 0;
 }
 
 static void __exit skiplist_module_exit(void)
@@ -277,6 +283,7 @@ static void __exit skiplist_module_exit(void)
 	 * taken out of debugfs, may still be queued.
 	 */
 	rcu_barrier();
+	sl_preload_exit();
 	sl_caches_exit();
 }
 

@@ -146,6 +146,15 @@ struct sl_stats {
 	unsigned long key_loads;
 };
 
+/*
+ * Inserts one task may make between sl_preload() and sl_preload_end()
+ * that cannot fail for want of memory: each splits at most one leaf.
+ */
+#define SL_PRELOAD_LEAVES	3
+
+void sl_preload(gfp_t gfp);
+void sl_preload_end(void);
+
 int sl_init(struct sl_list *list, gfp_t gfp);
 void sl_destroy(struct sl_list *list,
 		void (*free_slot)(struct sl_slot *slot, void *arg), void *arg);

@@ -1055,6 +1055,122 @@ static void test_enomem(void)
 	sl_test_destroy(&list);
 }
 
+/*
+ * Preloading (preload.c), with every allocation failing inside the
+ * sections: a split takes a leaf from the reserve, SL_PRELOAD_LEAVES
+ * times a section, for the task that preloaded only.  An interrupt on
+ * its CPU and a task that did not preload get -ENOMEM with the list
+ * unchanged, and leaves a section did not use stay for the next one.
+ */
+#define SL_PRELOAD_TEST_LEAVES	(SL_PRELOAD_LEAVES + 3)
+
+struct sl_preload_irq {
+	struct sl_list *list;
+	struct sl_test_item *item;
+	int ret;
+	bool ran;
+};
+
+static void sl_preload_irq_insert(void *arg)
+{
+	struct sl_preload_irq *irq = arg;
+
+	irq->ran = in_hardirq();
+	irq->ret = sl_insert(irq->list, &irq->item->slot, GFP_ATOMIC);
+}
+
+/* Insert into the middle of full leaf @n; 0 or the error. */
+static int sl_preload_split(struct sl_list *list,
+			    struct sl_test_item **items, unsigned int n)
+{
+	int ret = sl_insert(list, &items[n]->slot, GFP_ATOMIC);
+
+	if (!ret)
+		items[n] = NULL;
+	return ret;
+}
+
+static void test_preload(void)
+{
+	const unsigned long leaves = SL_PRELOAD_TEST_LEAVES;
+	struct sl_test_item *items[SL_PRELOAD_TEST_LEAVES] = {};
+	struct sl_preload_irq irq = {};
+	unsigned long i, n = leaves * SL_LEAF_KEYS, before;
+	struct sl_list list;
+	struct sl_stats stats;
+	unsigned int j;
+	int ret;
+
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	/* An ascending run leaves every leaf full (insert.c). */
+	for (i = 0; i < n; i++)
+		if (!SL_EXPECT(sl_test_insert(&list, i * 32, 8) == 0))
+			goto out;
+	sl_stats(&list, &stats);
+	if (!SL_EXPECT(stats.leaves == leaves))
+		goto out;
+	/* Between two keys in the middle of leaf j. */
+	for (j = 0; j < leaves; j++) {
+		items[j] = sl_test_item_new((j * SL_LEAF_KEYS +
+					     SL_LEAF_KEYS / 2) * 32 + 16, 8);
+		if (!SL_EXPECT(items[j]))
+			goto out;
+	}
+	irq.list = &list;
+	irq.item = items[0];
+
+	/* Fill this CPU's reserve, and leave it full. */
+	sl_preload(GFP_KERNEL);
+	sl_preload_end();
+
+	shim_fail_random(1000000, 1);
+	/* Not preloaded: no reserve. */
+	SL_EXPECT(sl_preload_split(&list, items, 0) == -ENOMEM);
+
+	/*
+	 * Refilling fails now; the leaves left from before serve.  The
+	 * section is atomic as it is (the shim's local lock is an RCU
+	 * reader, where a sleeping allocation aborts).
+	 */
+	sl_preload(GFP_KERNEL);
+	/* Nor for an interrupt that finds the section open. */
+	shim_irq_raise(sl_preload_irq_insert, &irq);
+	SL_EXPECT(irq.ran && irq.ret == -ENOMEM);
+	for (j = 1; j <= SL_PRELOAD_LEAVES; j++) {
+		ret = sl_preload_split(&list, items, j);
+		SL_EXPECT(ret == 0);
+	}
+	before = sl_test_items(&list);
+	/* The reserve is spent. */
+	SL_EXPECT(sl_preload_split(&list, items, j) == -ENOMEM);
+	sl_preload_end();
+	shim_fail_off();
+
+	SL_EXPECT(sl_test_items(&list) == before);
+	SL_EXPECT(before == n + SL_PRELOAD_LEAVES);
+	SL_EXPECT(sl_check(&list) == 0);
+	sl_stats(&list, &stats);
+	SL_EXPECT(stats.leaves == leaves + SL_PRELOAD_LEAVES);
+	for (j = 0; j < leaves; j++) {
+		unsigned long key = (j * SL_LEAF_KEYS + SL_LEAF_KEYS / 2) * 32 +
+				    16;
+		bool in = j >= 1 && j <= SL_PRELOAD_LEAVES;
+
+		SL_EXPECT((sl_test_lookup(&list, key) == key) == in);
+	}
+	/* With memory again, the splits refused go in. */
+	for (j = 0; j < leaves; j++)
+		if (items[j])
+			SL_EXPECT(sl_preload_split(&list, items, j) == 0);
+	SL_EXPECT(sl_check(&list) == 0);
+out:
+	shim_fail_off();
+	for (j = 0; j < leaves; j++)
+		kfree(items[j]);
+	sl_test_destroy(&list);
+}
+
 static unsigned long sl_race_removed;
 
 /*
@@ -3453,6 +3569,7 @@ static const struct sl_test_case sl_test_cases[] = {
 #ifdef SL_TEST_FAULT_INJECTION
 	/* Need the userspace shims: a failure hook, windows into races. */
 	{ "enomem", test_enomem },
+	{ "preload", test_preload },
 	{ "gap_race", test_gap_race },
 	{ "delete_note_race", test_delete_note_race },
 	{ "torn_lookup", test_torn_lookup },

@@ -15,7 +15,7 @@ quiet = @echo "  $(1)	$(2)";
 endif
 
 SL_CORE := list leaf search locking insert delete tower gap hole check directory \
-	   debugfs trace
+	   debugfs trace preload
 SL_SHIM := base lock irq rcu slab workqueue crc32c shrinker trace debugfs
 SL_EXTENT := extent_map range_alloc trace
 SL_INCLUDES = -I$(SL_TOP)/tools/testing/skiplist/include -I$(SL_TOP)/skiplist \

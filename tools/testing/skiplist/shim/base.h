@@ -189,6 +189,10 @@ static inline int shim_thread_id(void)
 	return likely(shim_tid) ? shim_tid : shim_thread_id_slow();
 }
 
+/* The task: only ever compared, so the thread id stands in for it. */
+struct task_struct;
+#define current	((struct task_struct *)(unsigned long)shim_thread_id())
+
 /*
  * The "CPU" a thread runs on: claimed at its first use and given back
  * when the thread exits, so that while at most NR_CPUS threads live no

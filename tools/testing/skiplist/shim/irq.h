@@ -53,6 +53,7 @@ static inline bool irqs_disabled(void)
 #define in_hardirq()		(shim_hardirq_depth > 0)
 #define in_irq()		in_hardirq()
 #define in_interrupt()		in_hardirq()
+#define in_task()		(!in_hardirq())
 
 void shim_irq_deliver(void);
 
@@ -117,6 +118,7 @@ static inline bool irqs_disabled(void)
 #define in_hardirq()		false
 #define in_irq()		false
 #define in_interrupt()		false
+#define in_task()		true
 #define shim_irq_safe_point()	do { } while (0)
 #define local_irq_save(flags)	((flags) = 0)
 #define local_irq_restore(flags) ((void)(flags))

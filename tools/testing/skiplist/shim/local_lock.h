@@ -64,6 +64,10 @@ static inline void shim_local_unlock(local_lock_t *lock)
 	rcu_read_unlock();
 }
 
+/* Preemption off: an RCU reader and this CPU's alone, as above. */
+#define local_lock(lock)	shim_local_lock(this_cpu_ptr(lock))
+#define local_unlock(lock)	shim_local_unlock(this_cpu_ptr(lock))
+
 /* Interrupts off and on as in the kernel (the model is in irq.h). */
 #define local_lock_irqsave(lock, flags) do {				\
 	local_irq_save(flags);						\

@@ -11,6 +11,7 @@
 #define _SHIM_MEMCG_H
 
 #include "base.h"
+#include "irq.h"
 
 struct mm_struct;
 
@@ -22,11 +23,6 @@ struct mem_cgroup {
 extern __thread struct mem_cgroup *shim_task_memcg;
 extern __thread struct mem_cgroup *shim_active_memcg;
 void shim_memcg_charge(void);
-
-/* No simulated interrupt context here yet: every caller is a task. */
-#ifndef in_task
-#define in_task()	true
-#endif
 
 /* With a NULL @mm, as in the kernel: the active cgroup, or the caller's. */
 static inline struct mem_cgroup *get_mem_cgroup_from_mm(struct mm_struct *mm)
