@@ -24,8 +24,13 @@
  *
  * The index never allocates on removal, shrinking, replacing a map by
  * one with the same extent, or merging (which erases one slot and grows
- * the other into its units); only inserting may split a leaf, with
- * GFP_ATOMIC since writers hold a spinning lock.
+ * the other into its units); only inserting may split a leaf.  Writers
+ * hold a spinning lock, so a split allocates with GFP_NOWAIT, and falls
+ * back on the leaves extent_map_write_lock() preloaded (sl_preload())
+ * before taking the lock: btrfs's callers expect no insert to fail for
+ * want of memory, since the rbtree never allocates.  No write section
+ * inserts more than SL_PRELOAD_LEAVES maps (btrfs_replace_extent_map_range()
+ * makes the most: two splits and the new map).
  */
 
 #include <linux/err.h>
@@ -46,6 +51,56 @@ struct em_index {
 	struct rcu_head rcu;
 };
 
+/*
+ * Each CPU keeps one index ready for a tree's first insert, made by
+ * extent_map_write_lock() where it may still sleep; a write section
+ * cannot, and the index (its head leaf is about 1 KiB) is the other
+ * allocation an insert may need besides a split's leaf.
+ */
+static DEFINE_PER_CPU(struct em_index *, em_spare_index);
+
+static struct em_index *em_index_alloc(gfp_t gfp)
+{
+	struct em_index *index = kmalloc(sizeof(*index), gfp);
+
+	if (index && sl_init(&index->list, gfp)) {
+		kfree(index);
+		index = NULL;
+	}
+	return index;
+}
+
+/* An index no tree ever used. */
+static void em_index_free(struct em_index *index)
+{
+	sl_destroy(&index->list, NULL, NULL);
+	kfree(index);
+}
+
+/*
+ * Start the section with this CPU's spare index in place: checked with
+ * preemption off (sl_preload()), so that, without PREEMPT_RT, no other
+ * writer can take it before this one's section ends.  If memory is that
+ * short, the section starts without one and a first insert may fail.
+ */
+static void em_write_preload(void)
+{
+	struct em_index *index;
+
+	for (;;) {
+		sl_preload(GFP_NOFS);
+		if (this_cpu_read(em_spare_index))
+			return;
+		sl_preload_end();
+		index = em_index_alloc(GFP_NOFS | __GFP_NOWARN);
+		if (!index)
+			break;
+		if (this_cpu_cmpxchg(em_spare_index, NULL, index))
+			em_index_free(index);
+	}
+	sl_preload(GFP_NOFS);
+}
+
 int __init extent_map_init(void)
 {
 	extent_map_cache = kmem_cache_create("btrfs_extent_map",
@@ -56,6 +111,15 @@ int __init extent_map_init(void)
 
 void __cold extent_map_exit(void)
 {
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct em_index **spare = per_cpu_ptr(&em_spare_index, cpu);
+
+		if (*spare)
+			em_index_free(*spare);
+		*spare = NULL;
+	}
 	/* Extent maps still waiting for their grace period. */
 	rcu_barrier();
 	kmem_cache_destroy(extent_map_cache);
@@ -98,11 +162,17 @@ static struct sl_list *em_map_locked(const struct extent_map_tree *tree)
  * extent_map_write_lock() - start a write section
  * @tree: the tree
  *
- * Context: May spin; the section must not sleep.
+ * Fills this CPU's reserve of index leaves first (sl_preload()) and
+ * its spare index, so that the section's inserts do not fail for want
+ * of memory.
+ *
+ * Context: Process context; may sleep to allocate (GFP_NOFS), then
+ * spins.  The section must not sleep, and sections do not nest.
  */
 void extent_map_write_lock(struct extent_map_tree *tree)
 	__acquires(&tree->lock)
 {
+	em_write_preload();
 	write_lock(&tree->lock);
 	write_seqcount_begin(&tree->seq);
 	WRITE_ONCE(tree->writer, current);
@@ -120,6 +190,7 @@ void extent_map_write_unlock(struct extent_map_tree *tree)
 	WRITE_ONCE(tree->writer, NULL);
 	write_seqcount_end(&tree->seq);
 	write_unlock(&tree->lock);
+	sl_preload_end();
 }
 
 static void em_write_cond_resched(struct extent_map_tree *tree)
@@ -188,13 +259,10 @@ static struct sl_list *em_map_create(struct extent_map_tree *tree)
 
 	if (map)
 		return map;
-	index = kmalloc(sizeof(*index), GFP_ATOMIC);
+	index = this_cpu_xchg(em_spare_index, NULL) ?:
+		em_index_alloc(GFP_NOWAIT | __GFP_NOWARN);
 	if (!index)
 		return NULL;
-	if (sl_init(&index->list, GFP_ATOMIC)) {
-		kfree(index);
-		return NULL;
-	}
 	rcu_assign_pointer(tree->map, &index->list);
 	return &index->list;
 }
@@ -550,7 +618,7 @@ static int em_insert(struct extent_map_tree *tree, struct extent_map *em)
 	if (!map)
 		return -ENOMEM;
 	em->slot.size = units;
-	ret = sl_insert(map, &em->slot, GFP_ATOMIC);
+	ret = sl_insert(map, &em->slot, GFP_NOWAIT);
 	if (!ret)
 		em->in_tree = true;
 	return ret;
