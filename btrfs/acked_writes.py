@@ -8,6 +8,7 @@ Usage:
   acked_writes.py layout FILE                write every block, then fsync
   acked_writes.py write FILE SECONDS STATE   write until SECONDS pass
   acked_writes.py verify FILE STATE          read every acknowledged block
+  acked_writes.py no-errors STATE            fail if any write or fsync failed
 
 The file is BLOCKS blocks of 4 KiB, laid out first (before any failure
 is injected) with one write and an fsync.  Each write puts a block of a pattern (its number, offset and a
@@ -96,6 +97,14 @@ def verify(path, state):
     return 1 if bad or unreadable else 0
 
 
+def no_errors(state):
+    with open(state) as f:
+        errors = json.load(f)["errors"]
+    if errors:
+        print(f"acked_writes: writes or fsyncs failed: {errors}")
+    return 1 if errors else 0
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "layout":
         layout(sys.argv[2])
@@ -105,6 +114,8 @@ def main():
         return 0
     if len(sys.argv) == 4 and sys.argv[1] == "verify":
         return verify(sys.argv[2], sys.argv[3])
+    if len(sys.argv) == 3 and sys.argv[1] == "no-errors":
+        return no_errors(sys.argv[2])
     print(__doc__.split("\n\n")[1], file=sys.stderr)
     return 2
 

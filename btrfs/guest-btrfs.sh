@@ -16,8 +16,9 @@
 #  3. checksums of every file, unmount, btrfs check, mount, scrub, drop
 #     caches, checksums again;
 #  4. on a kernel with failslab, random 4 KiB writes with fsync while the
-#     index's leaf allocations fail at random: every acknowledged write
-#     reads back, and btrfs check passes;
+#     index's non-sleeping leaf allocations fail at random: the preloaded
+#     reserve stands in, so every write succeeds and reads back, and
+#     btrfs check passes;
 #  5. on a kernel with kmemleak, a scan once both modules are unloaded.
 #
 #   BTRFS_KO=... SKIPLIST_KO=... btrfs/guest-btrfs.sh
@@ -208,25 +209,37 @@ echo "guest: $(wc -l < /tmp/sums) files the same after unmount, check and scrub"
 took "check and scrub"
 
 # 4. On a kernel with failslab (debug kernel a): an insert that must split
-# a leaf allocates with GFP_ATOMIC under the tree's write lock, so that
-# allocation may fail where btrfs's rbtree never did.  Fail 10% of the
-# index's non-sleeping leaf allocations while a writer fsyncs random
-# 4 KiB writes: whatever btrfs reports, every write it acknowledged must
-# read back after the failures stop and the caches are dropped, and the
-# file system must pass btrfs check.
+# a leaf does so under the tree's write lock, where it cannot sleep, so
+# its allocation may fail where btrfs's rbtree never allocated; the
+# leaves extent_map_write_lock() preloaded must then take its place.
+# Fail 10% of the index's non-sleeping leaf allocations while a writer
+# fsyncs random 4 KiB writes: failslab must have failed some, every
+# write and fsync must succeed with no extent map left uncached, every
+# write must read back after the failures stop and the caches are
+# dropped, and the file system must pass btrfs check.
 fsl=/sys/kernel/debug/failslab
 if [ -d $fsl ]; then
 	leaf_caches_failslab
 	/usr/bin/python3 btrfs/acked_writes.py layout $mnt/acked || fail "acked writes layout"
 	# ignore-gfp-wait: only the allocations that cannot sleep fail.
+	# times counts down once per failure injected.
+	fsl_times=100000000
 	fault_attrs $fsl cache-filter=Y ignore-gfp-wait=Y task-filter=N space=0 \
-		verbose=0 interval=1 times=-1 probability=10
+		verbose=0 interval=1 times=$fsl_times probability=10
 	/usr/bin/python3 btrfs/acked_writes.py write $mnt/acked \
 		"${BTRFS_FAILSLAB_SECONDS:-20}" /tmp/acked.json || fail "acked writes"
 	echo 0 > $fsl/probability
+	fsl_failed=$((fsl_times - $(cat $fsl/times)))
 	# A lower bound: the message is ratelimited.
-	echo "guest: failslab: $(dmesg | grep -c 'extent map .* not cached: out of memory')" \
-		"extent maps reported not cached"
+	fsl_uncached=$(dmesg | grep -c 'extent map .* not cached: out of memory')
+	echo "guest: failslab: $fsl_failed leaf allocations failed," \
+		"$fsl_uncached extent maps reported not cached"
+	[ "$fsl_failed" -gt 0 ] ||
+		fail "failslab failed no leaf allocation: the split path went untested"
+	[ "$fsl_uncached" -eq 0 ] ||
+		fail "extent maps went uncached under failslab despite the preload"
+	/usr/bin/python3 btrfs/acked_writes.py no-errors /tmp/acked.json ||
+		fail "a write or fsync failed under failslab despite the preload"
 	echo 3 > /proc/sys/vm/drop_caches
 	/usr/bin/python3 btrfs/acked_writes.py verify $mnt/acked /tmp/acked.json ||
 		fail "an acknowledged write was lost under failslab"
