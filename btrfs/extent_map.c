@@ -29,8 +29,9 @@
  * back on the leaves extent_map_write_lock() preloaded (sl_preload())
  * before taking the lock: btrfs's callers expect no insert to fail for
  * want of memory, since the rbtree never allocates.  No write section
- * inserts more than SL_PRELOAD_LEAVES maps (btrfs_replace_extent_map_range()
- * makes the most: two splits and the new map).
+ * inserts more than two maps, within SL_PRELOAD_LEAVES (three):
+ * split_zoned_em() adds two, btrfs_add_extent_mapping() may add one
+ * after a failed one, btrfs_drop_extent_map_range() cuts one tail.
  */
 
 #include <linux/err.h>
@@ -85,20 +86,26 @@ static void em_index_free(struct em_index *index)
  */
 static void em_write_preload(void)
 {
+	/*
+	 * Sections also run from reclaim (a page's release, an inode's
+	 * eviction), which must not park the emergency reserves that
+	 * PF_MEMALLOC opens in a CPU's spares.
+	 */
+	const gfp_t gfp = GFP_NOFS | __GFP_NOMEMALLOC;
 	struct em_index *index;
 
 	for (;;) {
-		sl_preload(GFP_NOFS);
+		sl_preload(gfp);
 		if (this_cpu_read(em_spare_index))
 			return;
 		sl_preload_end();
-		index = em_index_alloc(GFP_NOFS | __GFP_NOWARN);
+		index = em_index_alloc(gfp | __GFP_NOWARN);
 		if (!index)
 			break;
 		if (this_cpu_cmpxchg(em_spare_index, NULL, index))
 			em_index_free(index);
 	}
-	sl_preload(GFP_NOFS);
+	sl_preload(gfp);
 }
 
 int __init extent_map_init(void)
@@ -770,7 +777,8 @@ void remove_extent_mapping(struct extent_map_tree *tree, struct extent_map *em)
  * Put @new where @cur is; @new lies inside @cur's range.  Without an
  * allocation when both start at the same byte; otherwise @cur's slot
  * goes and @new's is inserted, which fails only if a leaf must split and
- * GFP_ATOMIC finds no memory: then @cur is out and @new is not in.
+ * no memory is found, not even preloaded: then @cur is out and @new is
+ * not in.
  */
 static int em_replace(struct extent_map_tree *tree, struct extent_map *cur,
 		      struct extent_map *new, int modified)

@@ -216,6 +216,7 @@ retry:
 		spare = sl_split_leaf_alloc(height, gfp);
 		if (!spare)
 			return -ENOMEM;
+		sl_window(list, SL_WIN_SPLIT_ALLOCATED, .key = key, .leaf = spare);
 		goto retry;
 	}
 	sl_leaf_split(list, &held, leaf, spare, pos, slot);

@@ -46,9 +46,9 @@ static struct sl_reserve __percpu *sl_reserves;
  * sl_preload() - fill this CPU's reserve of leaves, then hold the CPU
  * @gfp: allocation flags for the leaves; may sleep if they allow
  *
- * Up to %SL_PRELOAD_LEAVES inserts made by this task before
- * sl_preload_end() cannot fail for want of a leaf, whatever their flags,
- * as long as this returned with the reserve full (it is not told: as
+ * Up to %SL_PRELOAD_LEAVES non-sleeping inserts made by this task before
+ * sl_preload_end() cannot fail for want of a leaf (a sleeping one never
+ * needs the reserve), as long as this returned with the reserve full (it is not told: as
  * for idr_preload(), an insert may still return -ENOMEM if the reserve
  * could not be filled).  Pair every call with sl_preload_end(); they
  * do not nest.

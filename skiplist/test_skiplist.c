@@ -1095,7 +1095,7 @@ static void test_preload(void)
 	const unsigned long leaves = SL_PRELOAD_TEST_LEAVES;
 	struct sl_test_item *items[SL_PRELOAD_TEST_LEAVES] = {};
 	struct sl_preload_irq irq = {};
-	unsigned long i, n = leaves * SL_LEAF_KEYS, before;
+	unsigned long i, n = leaves * SL_LEAF_KEYS;
 	struct sl_list list;
 	struct sl_stats stats;
 	unsigned int j;
@@ -1141,14 +1141,12 @@ static void test_preload(void)
 		ret = sl_preload_split(&list, items, j);
 		SL_EXPECT(ret == 0);
 	}
-	before = sl_test_items(&list);
-	/* The reserve is spent. */
+	/* The reserve is spent; the list is left as it was. */
 	SL_EXPECT(sl_preload_split(&list, items, j) == -ENOMEM);
 	sl_preload_end();
 	shim_fail_off();
 
-	SL_EXPECT(sl_test_items(&list) == before);
-	SL_EXPECT(before == n + SL_PRELOAD_LEAVES);
+	SL_EXPECT(sl_test_items(&list) == n + SL_PRELOAD_LEAVES);
 	SL_EXPECT(sl_check(&list) == 0);
 	sl_stats(&list, &stats);
 	SL_EXPECT(stats.leaves == leaves + SL_PRELOAD_LEAVES);
@@ -1167,6 +1165,118 @@ static void test_preload(void)
 out:
 	shim_fail_off();
 	for (j = 0; j < leaves; j++)
+		kfree(items[j]);
+	sl_test_destroy(&list);
+}
+
+/*
+ * sl_split_leaf_unused(): a window erases a slot of the full leaf while
+ * the insert holds no lock, so the leaf it allocated for the split goes
+ * unused.  It goes back to the reserve for the preloading task only,
+ * never for a task that did not preload nor for an interrupt (which
+ * could meet the task in the middle of taking a leaf).
+ */
+#define SL_UNUSED_LEAVES	9
+static struct sl_list *sl_unused_list;
+static unsigned long sl_unused_key = ULONG_MAX;
+
+static void sl_unused_window(const struct sl_window_at *at)
+{
+	unsigned long key = sl_unused_key;
+
+	if (at->win != SL_WIN_SPLIT_ALLOCATED || key == ULONG_MAX)
+		return;
+	sl_unused_key = ULONG_MAX;
+	SL_EXPECT(sl_test_remove(sl_unused_list, key));
+}
+
+static unsigned long sl_unused_mid(unsigned int j)
+{
+	return (j * SL_LEAF_KEYS + SL_LEAF_KEYS / 2) * 32 + 16;
+}
+
+static unsigned long sl_unused_first(unsigned int j)
+{
+	return j * SL_LEAF_KEYS * 32;
+}
+
+static void sl_unused_irq_insert(void *arg)
+{
+	struct sl_preload_irq *irq = arg;
+
+	irq->ran = in_hardirq();
+	sl_test_next_height = 1;
+	sl_unused_key = sl_unused_first(7);
+	irq->ret = sl_insert(irq->list, &irq->item->slot, GFP_ATOMIC);
+}
+
+static void test_preload_unused(void)
+{
+	struct sl_test_item *items[SL_UNUSED_LEAVES] = {};
+	unsigned long i, n = SL_UNUSED_LEAVES * SL_LEAF_KEYS;
+	struct sl_preload_irq irq = {};
+	struct sl_list list;
+	struct sl_stats stats;
+	unsigned int j;
+
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	for (i = 0; i < n; i++)
+		if (!SL_EXPECT(sl_test_insert(&list, i * 32, 8) == 0))
+			goto out;
+	sl_stats(&list, &stats);
+	if (!SL_EXPECT(stats.leaves == SL_UNUSED_LEAVES))
+		goto out;
+	for (j = 0; j < SL_UNUSED_LEAVES; j++)
+		if (!SL_EXPECT(items[j] = sl_test_item_new(sl_unused_mid(j), 8)))
+			goto out;
+	sl_unused_list = &list;
+	sl_window_hook = sl_unused_window;
+
+	/* Full reserve; then nothing can be allocated. */
+	sl_preload(GFP_KERNEL);
+	sl_preload_end();
+	shim_fail_random(1000000, 1);
+	sl_preload(GFP_KERNEL);
+	/* Takes a reserve leaf, finds room after all: gives it back. */
+	sl_unused_key = sl_unused_first(0);
+	SL_EXPECT(sl_preload_split(&list, items, 0) == 0);
+	SL_EXPECT(sl_unused_key == ULONG_MAX);
+	for (j = 1; j <= SL_PRELOAD_LEAVES; j++)
+		SL_EXPECT(sl_preload_split(&list, items, j) == 0);
+	SL_EXPECT(sl_preload_split(&list, items, 4) == -ENOMEM);
+	sl_preload_end();
+	shim_fail_off();
+
+	/* Not preloaded: its unused height-1 leaf is freed. */
+	sl_test_next_height = 1;
+	sl_unused_key = sl_unused_first(5);
+	SL_EXPECT(sl_preload_split(&list, items, 5) == 0);
+	SL_EXPECT(sl_unused_key == ULONG_MAX);
+	shim_fail_random(1000000, 1);
+	sl_preload(GFP_KERNEL);
+	SL_EXPECT(sl_preload_split(&list, items, 6) == -ENOMEM);
+
+	/* An interrupt in the section: its unused leaf is freed too. */
+	shim_fail_off();
+	irq.list = &list;
+	irq.item = items[7];
+	shim_irq_raise(sl_unused_irq_insert, &irq);
+	SL_EXPECT(irq.ran && irq.ret == 0);
+	if (!irq.ret)
+		items[7] = NULL;
+	SL_EXPECT(sl_unused_key == ULONG_MAX);
+	shim_fail_random(1000000, 1);
+	SL_EXPECT(sl_preload_split(&list, items, 8) == -ENOMEM);
+	sl_preload_end();
+	shim_fail_off();
+	SL_EXPECT(sl_check(&list) == 0);
+out:
+	sl_window_hook = NULL;
+	sl_unused_key = ULONG_MAX;
+	sl_test_next_height = 0;
+	shim_fail_off();
+	for (j = 0; j < SL_UNUSED_LEAVES; j++)
 		kfree(items[j]);
 	sl_test_destroy(&list);
 }
@@ -3570,6 +3680,7 @@ static const struct sl_test_case sl_test_cases[] = {
 	/* Need the userspace shims: a failure hook, windows into races. */
 	{ "enomem", test_enomem },
 	{ "preload", test_preload },
+	{ "preload_unused", test_preload_unused },
 	{ "gap_race", test_gap_race },
 	{ "delete_note_race", test_delete_note_race },
 	{ "torn_lookup", test_torn_lookup },

@@ -30,6 +30,8 @@ enum sl_window {
 	 * locks; no tower level is linked yet (insert.c).
 	 */
 	SL_WIN_SPLIT_PUBLISHED,
+	/* An insert got a leaf (@leaf) for a split, holding no lock (insert.c). */
+	SL_WIN_SPLIT_ALLOCATED,
 	/* A new leaf (@leaf) is linked up to @level - 1, not yet @level. */
 	SL_WIN_LINK_LEVEL,
 	/*

@@ -42,6 +42,7 @@ static const char *const stall_names[SL_WIN_NR] = {
 	[SL_WIN_LOOKUP_SNAPSHOT] = "lookup_snapshot",
 	[SL_WIN_SEARCH_HOP] = "search_hop",
 	[SL_WIN_SPLIT_PUBLISHED] = "split_published",
+	[SL_WIN_SPLIT_ALLOCATED] = "split_allocated",
 	[SL_WIN_LINK_LEVEL] = "link_level",
 	[SL_WIN_DELETE_UNLOCKED] = "delete_unlocked",
 	[SL_WIN_DELETE_UNLINKED] = "delete_unlinked",
