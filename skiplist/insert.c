@@ -240,6 +240,21 @@ out_unlock:
 	return ret;
 }
 
+/*
+ * The slot at @key gave up the units [@key + @size, @key + @old): raise
+ * the gap bounds over them.
+ */
+static void sl_gap_shrunk(struct sl_list *list, unsigned long key,
+			  unsigned long old, unsigned long size)
+{
+	rcu_read_lock();
+	sl_gap_note(list, key + size);
+	/* As in sl_delete(): the run may have been cut since. */
+	if (old - size > 1)
+		sl_gap_note(list, key + old - 1);
+	rcu_read_unlock();
+}
+
 /**
  * sl_resize() - change the size of a slot in the list
  * @list: the list
@@ -262,14 +277,8 @@ int sl_resize(struct sl_list *list, struct sl_slot *slot, unsigned long size)
 	if (!size || slot->key + (size - 1) < slot->key)
 		return -EINVAL;
 	WRITE_ONCE(slot->size, size);
-	if (size < old) {
-		rcu_read_lock();
-		sl_gap_note(list, slot->key + size);
-		/* As in sl_delete(): the run may have been cut since. */
-		if (old - size > 1)
-			sl_gap_note(list, slot->key + old - 1);
-		rcu_read_unlock();
-	}
+	if (size < old)
+		sl_gap_shrunk(list, slot->key, old, size);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(sl_resize);
@@ -316,6 +325,58 @@ struct sl_slot *sl_replace(struct sl_list *list, struct sl_slot *slot)
 	return old;
 }
 EXPORT_SYMBOL_GPL(sl_replace);
+
+/**
+ * sl_replace_resized() - put a slot of another size in the place of one
+ * @list: the list
+ * @old:  a slot in @list
+ * @new:  the slot taking its place, in no list, with @old's key and a size
+ *        of its own: at least 1, and @new->key + @new->size - 1 must not
+ *        wrap
+ *
+ * @old leaves the list and @new takes its place in the same step, as in
+ * sl_replace(): a reader finds one or the other, never neither.  Neither
+ * slot is written, so a reader that found @old goes on seeing all of its
+ * extent, as do callers that keep @old's object after it left the list;
+ * shrinking @old with sl_resize() before replacing it would change its
+ * size under them.  Growing is the caller's to make safe, as for
+ * sl_resize(): the units @new adds must be free, and no other writer may
+ * insert over them meanwhile.  Units @new gives up are free when this
+ * returns, and the gap index learns of them.  @old's size is read under
+ * its leaf's lock; the caller keeps it from changing meanwhile.
+ *
+ * Context: Any context that may take a spinlock.
+ * Return: 0, after which the caller may free @old's object after a grace
+ * period; -EINVAL if @new's key is not @old's, or its size is 0 or wraps;
+ * -ENOENT if @old is not in @list.  On error the list is unchanged.
+ */
+int sl_replace_resized(struct sl_list *list, struct sl_slot *old,
+		       struct sl_slot *new)
+{
+	unsigned long key = new->key, size = new->size, old_size = 0;
+	struct sl_locked held = {};
+	struct sl_leaf *leaf;
+	int idx, ret = -ENOENT;
+
+	if (key != old->key || !size || key + (size - 1) < key)
+		return -EINVAL;
+	rcu_read_lock();
+	leaf = sl_lock_covering(list, key, &held);
+	idx = sl_floor_locked(leaf, key);
+	if (idx >= 0 && leaf->keys[idx] == key && leaf->slots[idx] == old) {
+		old_size = old->size;
+		sl_write_begin(&held, leaf);
+		WRITE_ONCE(leaf->slots[idx], new);
+		sl_write_end(leaf);
+		ret = 0;
+	}
+	sl_unlock_all(&held);
+	rcu_read_unlock();
+	if (size < old_size)
+		sl_gap_shrunk(list, key, old_size, size);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(sl_replace_resized);
 
 /**
  * sl_insert() - insert a slot

@@ -168,6 +168,8 @@ int sl_erase(struct sl_list *list, struct sl_slot *slot);
 int sl_resize(struct sl_list *list, struct sl_slot *slot, unsigned long size);
 struct sl_slot *sl_remove(struct sl_list *list, unsigned long key);
 struct sl_slot *sl_replace(struct sl_list *list, struct sl_slot *slot);
+int sl_replace_resized(struct sl_list *list, struct sl_slot *old,
+		       struct sl_slot *new);
 
 struct sl_slot *sl_lookup(struct sl_list *list, unsigned long key);
 struct sl_slot *sl_first_overlap(struct sl_list *list, unsigned long start,

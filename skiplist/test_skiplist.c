@@ -612,6 +612,94 @@ static void test_insert_hole(void)
 }
 
 /*
+ * sl_replace_resized() puts a slot of another size where one was, in one
+ * step, and writes neither: refused for another key, a bad size or a slot
+ * not in the list, with nothing changed; shrinking frees the units given
+ * up to lookups and to the gap index, while a reader holding the old slot
+ * still sees all of it; growing takes units a removal freed.  Slots of two
+ * units every three keys, and every gap bound tightened to their one-unit
+ * gaps by a search that fails, so that a search finds the units a shrink
+ * frees only if the shrink told the gap index of them.
+ */
+static void test_replace_resized(void)
+{
+	unsigned long n = 2000, end = 3 * n - 1, k = 3 * (n / 2);
+	unsigned long g = 3 * (n / 4), key = 0, i, bad = 0;
+	struct sl_test_item *old, *twin, *new, *grown;
+	struct sl_slot *slot;
+	struct sl_list list;
+
+	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
+		return;
+	for (i = 0; i < n; i++)
+		bad += sl_test_insert(&list, 3 * i, 2) != 0;
+	SL_EXPECT(bad == 0);
+	SL_EXPECT(sl_test_hole(&list, 2, 1, 0, end, 0, &key) == -ENOSPC);
+	twin = sl_test_item_new(k, 2);
+	new = sl_test_item_new(k, 1);
+	grown = sl_test_item_new(g, 6);
+	if (!SL_EXPECT(twin && new && grown))
+		goto out;
+	/* Single-threaded: the slots found stay in the list until replaced. */
+	rcu_read_lock();
+	old = sl_test_item_of(sl_lookup(&list, k));
+	rcu_read_unlock();
+	if (!SL_EXPECT(old && old->slot.key == k))
+		goto out;
+
+	new->slot.key = k + 1;
+	SL_EXPECT(sl_replace_resized(&list, &old->slot, &new->slot) == -EINVAL);
+	new->slot.key = k;
+	new->slot.size = 0;
+	SL_EXPECT(sl_replace_resized(&list, &old->slot, &new->slot) == -EINVAL);
+	new->slot.size = ULONG_MAX;
+	SL_EXPECT(sl_replace_resized(&list, &old->slot, &new->slot) == -EINVAL);
+	new->slot.size = 1;
+	/* The same extent, but not the slot in the list. */
+	SL_EXPECT(sl_replace_resized(&list, &twin->slot, &new->slot) == -ENOENT);
+	SL_EXPECT(sl_test_lookup(&list, k + 1) == k);
+	SL_EXPECT(sl_test_items(&list) == n);
+
+	rcu_read_lock();
+	slot = sl_lookup(&list, k + 1);
+	SL_EXPECT(slot == &old->slot);
+	SL_EXPECT(sl_replace_resized(&list, &old->slot, &new->slot) == 0);
+	/* This reader found the old slot: it keeps its whole extent. */
+	SL_EXPECT(slot->key == k && READ_ONCE(slot->size) == 2 &&
+		  old->magic == SL_TEST_MAGIC);
+	SL_EXPECT(sl_lookup(&list, k) == &new->slot);
+	SL_EXPECT(!sl_lookup(&list, k + 1));
+	rcu_read_unlock();
+	SL_EXPECT(sl_erase(&list, &old->slot) == -ENOENT);
+	sl_test_item_free(old);
+	new = NULL;
+	/* [k + 1, k + 3) is the only free run of two units. */
+	SL_EXPECT(sl_test_hole(&list, 2, 1, 0, end, 0, &key) == 0 &&
+		  key == k + 1);
+
+	/* [g + 2, g + 6) is free once the slot at g + 3 is gone. */
+	SL_EXPECT(sl_test_remove(&list, g + 3));
+	rcu_read_lock();
+	old = sl_test_item_of(sl_lookup(&list, g));
+	rcu_read_unlock();
+	if (!SL_EXPECT(old && old->slot.key == g))
+		goto out;
+	SL_EXPECT(sl_replace_resized(&list, &old->slot, &grown->slot) == 0);
+	SL_EXPECT(old->slot.size == 2);
+	sl_test_item_free(old);
+	SL_EXPECT(sl_test_lookup(&list, g + 5) == g);
+	SL_EXPECT(sl_test_insert(&list, g + 5, 1) == -EEXIST);
+	grown = NULL;
+	SL_EXPECT(sl_test_items(&list) == n);
+	SL_EXPECT(sl_check(&list) == 0);
+out:
+	kfree(twin);
+	kfree(new);
+	kfree(grown);
+	sl_test_destroy(&list);
+}
+
+/*
  * Gap-search visits (spans and slots looked at) per request in the layout
  * that defeats a bound of raw gap sizes: one-unit slots at every even key
  * below 2 * @n, so every gap is one odd unit, then requests for one unit
@@ -3090,6 +3178,164 @@ out:
 }
 
 /*
+ * Readers racing sl_replace_resized(): the slot at SL_RR_KEY is swapped
+ * for one of the other size, 2 or 5 units, over and over, while readers
+ * look up its first unit and its fourth.  The first must always be found
+ * (one slot or the other, never neither), every slot found must still have
+ * the size it was made with (the swap writes neither slot), and the fourth
+ * unit only in a slot of 5.  One reader is a thread, on another CPU when
+ * the machine has one free; the other is a simulated interrupt on the
+ * swapping thread (shim/irq.h), taken wherever the swap turns interrupts
+ * back on, which meets any point where a swap in two steps would have
+ * taken one slot out and not yet put the other in, however loaded the
+ * machine (a thread alone missed that break in most runs on a busy host).
+ * Each old slot is freed after a grace period, which the precise RCU ends
+ * with the last reader that could hold it, so a reader touching a freed
+ * one trips AddressSanitizer.
+ */
+#define SL_RR_KEY	1000
+#define SL_RR_SWAPS	20000
+#define SL_RR_LOOKS	2000	/* by each reader, while the swaps run */
+#define SL_RR_NS	(10 * NSEC_PER_SEC)
+
+struct sl_rr_item {
+	struct sl_slot slot;
+	unsigned long size;	/* slot.size when made */
+	struct rcu_head rcu;
+};
+
+static struct {
+	struct sl_list list;
+	int started, stop;
+	unsigned long looks, irq_looks, bad, irq_bad;
+} sl_rr;
+
+static struct sl_rr_item *sl_rr_new(unsigned long key, unsigned long size)
+{
+	struct sl_rr_item *item = kmalloc(sizeof(*item), GFP_KERNEL);
+
+	if (item) {
+		item->slot.key = key;
+		item->slot.size = size;
+		item->size = size;
+	}
+	return item;
+}
+
+static void sl_rr_free_cb(struct rcu_head *head)
+{
+	kfree(container_of(head, struct sl_rr_item, rcu));
+}
+
+static void sl_rr_free_slot(struct sl_slot *slot, void *arg)
+{
+	struct sl_rr_item *item = container_of(slot, struct sl_rr_item, slot);
+
+	call_rcu(&item->rcu, sl_rr_free_cb);
+}
+
+/* One look at both units: 0, or 1 for a wrong answer. */
+static unsigned long sl_rr_look(void)
+{
+	struct sl_rr_item *item;
+	struct sl_slot *slot;
+	unsigned long bad = 0;
+
+	rcu_read_lock();
+	slot = sl_lookup(&sl_rr.list, SL_RR_KEY);
+	item = slot ? container_of(slot, struct sl_rr_item, slot) : NULL;
+	if (!item || READ_ONCE(slot->size) != item->size)
+		bad = 1;
+	slot = sl_lookup(&sl_rr.list, SL_RR_KEY + 3);
+	item = slot ? container_of(slot, struct sl_rr_item, slot) : NULL;
+	if (item && (READ_ONCE(slot->size) != 5 || item->size != 5))
+		bad = 1;
+	rcu_read_unlock();
+	return bad;
+}
+
+static void *sl_rr_reader(void *arg)
+{
+	shim_rcu_register();
+	while (!__atomic_load_n(&sl_rr.stop, __ATOMIC_ACQUIRE)) {
+		sl_rr.bad += sl_rr_look();
+		__atomic_add_fetch(&sl_rr.looks, 1, __ATOMIC_RELAXED);
+		sl_hop_set(&sl_rr.started);
+	}
+	shim_rcu_unregister();
+	return NULL;
+}
+
+/* On the swapping thread, in interrupt context: counted there alone. */
+static void sl_rr_irq(void *arg)
+{
+	sl_rr.irq_bad += sl_rr_look();
+	sl_rr.irq_looks++;
+}
+
+static void test_replace_resized_race(void)
+{
+	static const unsigned long keys[] = {
+		SL_RR_KEY - 10, SL_RR_KEY, SL_RR_KEY + 5
+	};
+	static const unsigned long sizes[] = { 10, 2, 10 };
+	struct sl_list *list = &sl_rr.list;
+	unsigned long i, bad = 0, before, looks = 0;
+	struct sl_rr_item *cur, *new;
+	pthread_t r;
+	u64 t0;
+
+	memset(&sl_rr, 0, sizeof(sl_rr));
+	if (!SL_EXPECT(sl_init(list, GFP_KERNEL) == 0))
+		return;
+	/* The slot of 2, and neighbours on both sides clear of 5 units. */
+	for (i = 0; i < 3; i++) {
+		cur = sl_rr_new(keys[i], sizes[i]);
+		if (!SL_EXPECT(cur && sl_insert(list, &cur->slot,
+						GFP_KERNEL) == 0)) {
+			kfree(cur);
+			sl_destroy(list, sl_rr_free_slot, NULL);
+			return;
+		}
+	}
+	rcu_read_lock();
+	cur = container_of(sl_lookup(list, SL_RR_KEY), struct sl_rr_item, slot);
+	rcu_read_unlock();
+	pthread_create(&r, NULL, sl_rr_reader, NULL);
+	sl_hop_wait(&sl_rr.started);
+	before = __atomic_load_n(&sl_rr.looks, __ATOMIC_RELAXED);
+	t0 = ktime_get_ns();
+	shim_irq_timer_start(20, sl_rr_irq, NULL);
+	for (i = 0; i < SL_RR_SWAPS || looks < SL_RR_LOOKS ||
+	     READ_ONCE(sl_rr.irq_looks) < SL_RR_LOOKS; i++) {
+		looks = __atomic_load_n(&sl_rr.looks, __ATOMIC_RELAXED) -
+			before;
+		if (ktime_get_ns() - t0 > SL_RR_NS)
+			break;
+		new = sl_rr_new(SL_RR_KEY, cur->size == 2 ? 5 : 2);
+		if (!new)
+			break;
+		if (sl_replace_resized(list, &cur->slot, &new->slot)) {
+			bad++;
+			kfree(new);
+			break;
+		}
+		call_rcu(&cur->rcu, sl_rr_free_cb);
+		cur = new;
+	}
+	shim_irq_timer_stop();
+	sl_hop_set(&sl_rr.stop);
+	pthread_join(r, NULL);
+	SL_EXPECT(bad == 0 && i >= SL_RR_SWAPS);
+	/* Both readers looked while the swaps ran. */
+	SL_EXPECT(looks >= SL_RR_LOOKS && sl_rr.irq_looks >= SL_RR_LOOKS);
+	SL_EXPECT(sl_rr.bad == 0);
+	SL_EXPECT(sl_rr.irq_bad == 0);
+	SL_EXPECT(sl_check(list) == 0);
+	sl_destroy(list, sl_rr_free_slot, NULL);
+}
+
+/*
  * Observability (userspace only: the shims record the events a test
  * fires, trace/events/skiplist.h, and let it read debugfs files).
  */
@@ -3700,6 +3946,7 @@ static const struct sl_test_case sl_test_cases[] = {
 	{ "stats_chunks", test_stats_chunks },
 	{ "directory_memcg", test_directory_memcg },
 	{ "replace_dead_leaf", test_replace_dead_leaf },
+	{ "replace_resized_race", test_replace_resized_race },
 	{ "trace_events", test_trace_events },
 	{ "debugfs_retry", test_debugfs_retry },
 	{ "debugfs_directory", test_debugfs_directory },
@@ -3726,6 +3973,7 @@ static const struct sl_test_case sl_test_cases[] = {
 	 * (417 visits against 342 with these inserts before it).
 	 */
 	{ "replace", test_replace },
+	{ "replace_resized", test_replace_resized },
 	{ "em_drop_range", test_em_drop_range },
 	{ "em_random_model", test_em_random_model },
 #ifdef SL_TEST_FAULT_INJECTION

@@ -197,6 +197,21 @@ MUTANTS = [
      "\t\tleaf = sl_descend(list, slot->key, &loads);\n"
      "\t\tsl_lock_leaf(&held, leaf);\n\t}\n\tidx",
      "unit", "replace_dead_leaf test: a replace into a leaf merged away before the lock"),
+    ("replace-resized-forgets-gap-note", "skiplist/insert.c",
+     "\tif (size < old_size)\n\t\tsl_gap_shrunk(list, key, old_size, size);\n", "",
+     "unit", "replace_resized test: a gap search misses the units a shrink gave up"),
+    ("replace-resized-shrinks-old", "skiplist/insert.c",
+     "\t\told_size = old->size;\n",
+     "\t\told_size = old->size;\n\t\tWRITE_ONCE(old->size, min(size, old_size));\n",
+     "unit", "replace_resized test: a reader holding the old slot sees it shrink"),
+    ("replace-resized-in-two-steps", "skiplist/insert.c",
+     "\t\tsl_write_begin(&held, leaf);\n\t\tWRITE_ONCE(leaf->slots[idx], new);\n"
+     "\t\tsl_write_end(leaf);\n\t\tret = 0;\n\t}\n\tsl_unlock_all(&held);\n"
+     "\trcu_read_unlock();\n",
+     "\t\tret = 0;\n\t}\n\tsl_unlock_all(&held);\n\trcu_read_unlock();\n"
+     "\tif (!ret) {\n\t\tsl_erase(list, old);\n"
+     "\t\tsl_insert_slot(list, new, GFP_ATOMIC);\n\t}\n",
+     "unit", "replace_resized_race test: a reader finds neither slot"),
     ("raise-clears-busy", "skiplist/gap.c",
      "\t\tif (old & SL_GAP_BUSY)\n\t\t\tnew |= SL_GAP_FLAGS;\n", "",
      "unit", "gap_generation_wrap test: a second tightening's BUSY word equal to a stalled one's"),
