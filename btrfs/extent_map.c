@@ -415,12 +415,16 @@ static bool mergable_maps(struct extent_map *prev, struct extent_map *next)
 
 	ASSERT(next->block_start != EXTENT_MAP_DELALLOC &&
 	       prev->block_start != EXTENT_MAP_DELALLOC);
-	if (prev->map_lookup || next->map_lookup)
-		ASSERT(test_bit(EXTENT_FLAG_FS_MAPPING, &prev->flags) &&
-		       test_bit(EXTENT_FLAG_FS_MAPPING, &next->flags));
+	/*
+	 * Each chunk mapping owns its stripes, so btrfs's test of equal
+	 * @map_lookup never merged two; it would read a file extent's
+	 * @ram_bytes now, which shares the bytes.
+	 */
+	if (test_bit(EXTENT_FLAG_FS_MAPPING, &prev->flags) ||
+	    test_bit(EXTENT_FLAG_FS_MAPPING, &next->flags))
+		return false;
 
-	if (extent_map_end(prev) != next->start || prev->flags != next->flags ||
-	    prev->map_lookup != next->map_lookup)
+	if (extent_map_end(prev) != next->start || prev->flags != next->flags)
 		return false;
 	/*
 	 * Lengths whose sum wraps (a map cut at U64_MAX) would leave the
@@ -965,6 +969,8 @@ static void em_split_part(struct extent_map *split, struct extent_map *em,
 {
 	bool compressed = test_bit(EXTENT_FLAG_COMPRESSED, &em->flags);
 
+	/* An inode's tree holds no chunk mapping: @ram_bytes is a length. */
+	ASSERT(!test_bit(EXTENT_FLAG_FS_MAPPING, &em->flags));
 	split->start = start;
 	split->len = end - start;
 	split->block_start = em->block_start;

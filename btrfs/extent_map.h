@@ -41,7 +41,7 @@ enum {
 	EXTENT_FLAG_PREALLOC,	/* preallocated space */
 	EXTENT_FLAG_LOGGING,	/* the tree log is writing it out */
 	EXTENT_FLAG_FILLING,	/* a write into preallocated space */
-	EXTENT_FLAG_FS_MAPPING,	/* a chunk mapping (@map_lookup is set) */
+	EXTENT_FLAG_FS_MAPPING,	/* a chunk mapping (@map_lookup, not @ram_bytes) */
 	EXTENT_FLAG_MERGED,	/* made of neighbours merged together */
 };
 
@@ -51,6 +51,8 @@ enum {
  *            bytes it covers (@len, cut at U64_MAX)
  * @start:    first byte
  * @len:      bytes
+ * @ram_bytes: a file extent's bytes uncompressed
+ * @map_lookup: a chunk mapping's stripes (EXTENT_FLAG_FS_MAPPING)
  * @in_tree:  in a tree; written by the tree's writer only
  * @list:     on the tree's modified_extents list, or on a log's list
  * @rcu:      frees it after a grace period, once @list is unused
@@ -74,14 +76,23 @@ struct extent_map {
 	u64 mod_len;
 	u64 orig_start;
 	u64 orig_block_len;
-	u64 ram_bytes;
+	/*
+	 * A chunk mapping has stripes and no uncompressed size; a file
+	 * extent the reverse.  btrfs never sets @ram_bytes on a chunk
+	 * mapping (btrfs_create_chunk(), read_one_chunk()) nor reads it
+	 * from one, and reads @map_lookup only from maps of the mapping
+	 * tree, which holds chunk mappings alone: EXTENT_FLAG_FS_MAPPING
+	 * tells which of the two a map has, never the pointer's value.
+	 */
+	union {
+		u64 ram_bytes;
+		struct map_lookup *map_lookup;
+	};
 	u64 block_start;
 	u64 block_len;
 	/* The newest generation of the extents it was made from. */
 	u64 generation;
 	unsigned long flags;
-	/* The stripes of a chunk mapping (EXTENT_FLAG_FS_MAPPING). */
-	struct map_lookup *map_lookup;
 	refcount_t refs;
 	u8 compress_type;
 	bool in_tree;
