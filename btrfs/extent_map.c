@@ -23,15 +23,22 @@
  * its reference.
  *
  * The index never allocates on removal, shrinking, replacing a map by
- * one with the same extent, or merging (which erases one slot and grows
- * the other into its units); only inserting may split a leaf.  Writers
- * hold a spinning lock, so a split allocates with GFP_NOWAIT, and falls
- * back on the leaves extent_map_write_lock() preloaded (sl_preload())
- * before taking the lock: btrfs's callers expect no insert to fail for
- * want of memory, since the rbtree never allocates.  No write section
- * inserts more than two maps, within SL_PRELOAD_LEAVES (three):
- * split_zoned_em() adds two, btrfs_add_extent_mapping() may add one
- * after a failed one, btrfs_drop_extent_map_range() cuts one tail.
+ * one that starts at the same byte, or merging (which erases one slot
+ * and grows the other into its units, or puts one in the other's place
+ * with both lengths); only inserting may split a leaf.  Writers hold a
+ * spinning lock, so a split allocates with GFP_NOWAIT, and falls back on
+ * the leaves extent_map_write_lock() preloaded (sl_preload()) before
+ * taking the lock: btrfs's callers expect no insert to fail for want of
+ * memory, since the rbtree never allocates.  No write section inserts
+ * more than two maps, within SL_PRELOAD_LEAVES (three): split_zoned_em()
+ * adds two, btrfs_add_extent_mapping() may add one after a failed one,
+ * btrfs_drop_extent_map_range() cuts one tail.
+ *
+ * @start and @len are the slot's key and size (extent_map.h), so a map's
+ * length changes only through the index: sl_resize() for a map that stays
+ * in the tree, and sl_replace_resized() where a map leaves it for one of
+ * another length, which leaves the one leaving as it was for whoever
+ * holds it.
  */
 
 #include <linux/err.h>
@@ -138,12 +145,6 @@ static u64 range_end(u64 start, u64 len)
 	if (start + len < start)
 		return (u64)-1;
 	return start + len;
-}
-
-/* Units the index holds for a map: 0 for one it cannot hold. */
-static unsigned long em_units(u64 start, u64 len)
-{
-	return range_end(start, len) - start;
 }
 
 static struct extent_map *em_of(struct sl_slot *slot)
@@ -424,13 +425,11 @@ static bool mergable_maps(struct extent_map *prev, struct extent_map *next)
 	    test_bit(EXTENT_FLAG_FS_MAPPING, &next->flags))
 		return false;
 
-	if (extent_map_end(prev) != next->start || prev->flags != next->flags)
-		return false;
 	/*
-	 * Lengths whose sum wraps (a map cut at U64_MAX) would leave the
-	 * index covering more than the merged map says (found in review).
+	 * No map in a tree ends past U64_MAX (em_insert()), so two
+	 * neighbours' lengths add up without wrapping.
 	 */
-	if (prev->len + next->len < prev->len)
+	if (extent_map_end(prev) != next->start || prev->flags != next->flags)
 		return false;
 	if (next->block_start == EXTENT_MAP_HOLE)
 		return prev->block_start == EXTENT_MAP_HOLE;
@@ -440,19 +439,21 @@ static bool mergable_maps(struct extent_map *prev, struct extent_map *next)
 	       next->block_start == extent_map_block_end(prev);
 }
 
-/* @em takes over @prev's units and becomes one map with it. */
+/*
+ * @em takes over @prev's units and becomes one map with it.  @prev is
+ * left as it was: a lookup may hold it, and btrfs never changes a map it
+ * takes out of the tree.
+ */
 static void em_merge_prev(struct extent_map_tree *tree, struct sl_list *map,
 			  struct extent_map *em, struct extent_map *prev)
 {
-	unsigned long units = prev->slot.size + em->slot.size;
-
-	/* Grow @prev over @em's units, then put @em in its place. */
+	/* Out of the index, @em grows into @prev's place in one step. */
 	WARN_ON(sl_erase(map, &em->slot));
-	WARN_ON(sl_resize(map, &prev->slot, units));
 
 	em->start = prev->start;
 	em->orig_start = prev->orig_start;
-	em->len += prev->len;
+	/* A lookup that found @em before the erase may still read it. */
+	WRITE_ONCE(em->len, em->len + prev->len);
 	em->block_len += prev->block_len;
 	em->block_start = prev->block_start;
 	em->mod_len = (em->mod_len + em->mod_start) - prev->mod_start;
@@ -460,8 +461,7 @@ static void em_merge_prev(struct extent_map_tree *tree, struct sl_list *map,
 	em->generation = max(em->generation, prev->generation);
 	set_bit(EXTENT_FLAG_MERGED, &em->flags);
 
-	em->slot.size = units;
-	WARN_ON(sl_replace(map, &em->slot) != &prev->slot);
+	WARN_ON(sl_replace_resized(map, &prev->slot, &em->slot));
 	prev->in_tree = false;
 	free_extent_map(prev);
 }
@@ -472,9 +472,9 @@ static void em_merge_next(struct extent_map_tree *tree, struct sl_list *map,
 {
 	WARN_ON(sl_erase(map, &next->slot));
 	next->in_tree = false;
-	WARN_ON(sl_resize(map, &em->slot, em->slot.size + next->slot.size));
+	/* @em->len, through the index: lockless lookups read it. */
+	WARN_ON(sl_resize(map, &em->slot, em->len + next->len));
 
-	em->len += next->len;
 	em->block_len += next->block_len;
 	em->mod_len = (next->mod_start + next->mod_len) - em->mod_start;
 	em->generation = max(em->generation, next->generation);
@@ -620,15 +620,25 @@ static void em_not_cached(struct extent_map_tree *tree, struct extent_map *em,
 static int em_insert(struct extent_map_tree *tree, struct extent_map *em)
 {
 	struct sl_list *map;
-	unsigned long units = em_units(em->start, em->len);
 	int ret;
 
-	if (WARN_ON_ONCE(!units))
+	if (WARN_ON_ONCE(!em->len))
 		return -EINVAL;
+	/*
+	 * @len is the slot's size, which cannot reach past U64_MAX.  btrfs
+	 * cached a map whose end wraps cut at U64_MAX, but none of its
+	 * callers makes one: the tree checker refuses file extent and chunk
+	 * items whose end wraps, and the maps btrfs makes itself (holes,
+	 * I/O) lie inside files, below 2^63.
+	 */
+	if (em->start + em->len < em->start) {
+		pr_warn_ratelimited("btrfs: extent map %llu+%llu not cached: its end wraps past U64_MAX\n",
+				    em->start, em->len);
+		return -EINVAL;
+	}
 	map = em_map_create(tree);
 	if (!map)
 		return -ENOMEM;
-	em->slot.size = units;
 	ret = sl_insert(map, &em->slot, GFP_NOWAIT);
 	if (!ret)
 		em->in_tree = true;
@@ -788,7 +798,6 @@ static int em_replace(struct extent_map_tree *tree, struct extent_map *cur,
 		      struct extent_map *new, int modified)
 {
 	struct sl_list *map = em_map_locked(tree);
-	unsigned long units = em_units(new->start, new->len);
 	int ret = 0;
 
 	em_assert_writer(tree);
@@ -797,11 +806,9 @@ static int em_replace(struct extent_map_tree *tree, struct extent_map *cur,
 	if (!test_bit(EXTENT_FLAG_LOGGING, &cur->flags))
 		list_del_init(&cur->list);
 
-	if (new->start == cur->start && units && units <= cur->slot.size) {
-		if (units < cur->slot.size)
-			WARN_ON(sl_resize(map, &cur->slot, units));
-		new->slot.size = units;
-		WARN_ON(sl_replace(map, &new->slot) != &cur->slot);
+	if (new->start == cur->start && new->len && new->len <= cur->len) {
+		/* @cur keeps its length: its holders may still read it. */
+		WARN_ON(sl_replace_resized(map, &cur->slot, &new->slot));
 		new->in_tree = true;
 	} else {
 		WARN_ON(sl_erase(map, &cur->slot));

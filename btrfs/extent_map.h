@@ -47,31 +47,43 @@ enum {
 
 /**
  * struct extent_map - a cached file extent or chunk mapping
- * @slot:     its place in the tree: @slot.key is @start, @slot.size the
- *            bytes it covers (@len, cut at U64_MAX)
+ * @slot:     its place in the tree: @slot.key is @start, @slot.size @len
  * @start:    first byte
- * @len:      bytes
+ * @len:      bytes; @start + @len must not wrap past U64_MAX while the map
+ *            is in a tree
+ * @mod_start: first byte of the part changed since it was last logged
+ * @mod_len:  bytes of that part
+ * @orig_start: file offset at which the extent on disk it points into begins
+ * @orig_block_len: bytes of that extent on disk
  * @ram_bytes: a file extent's bytes uncompressed
  * @map_lookup: a chunk mapping's stripes (EXTENT_FLAG_FS_MAPPING)
+ * @block_start: where its data starts on disk, or EXTENT_MAP_HOLE,
+ *            EXTENT_MAP_INLINE or EXTENT_MAP_DELALLOC
+ * @block_len: bytes of its data on disk
+ * @generation: the newest generation of the extents it was made from
+ * @flags:    EXTENT_FLAG_* bits
+ * @refs:     references, the tree's one among them while it is in a tree
+ * @compress_type: how its data is compressed (BTRFS_COMPRESS_*)
  * @in_tree:  in a tree; written by the tree's writer only
  * @list:     on the tree's modified_extents list, or on a log's list
  * @rcu:      frees it after a grace period, once @list is unused
  *
- * The other fields are btrfs's own, unchanged.  @start is stored in
- * @slot.key, so nothing but extent_map.c may change it while the map is
- * in a tree.
+ * All but @slot, @in_tree and @rcu are btrfs's own, as btrfs uses them.
+ * @start and @len are stored in @slot, so nothing but extent_map.c may
+ * change them while the map is in a tree, and it changes @len only
+ * through the index, which lockless lookups see whole.
  */
-/* @start shares its bytes with @slot.key: 64-bit kernels only. */
-static_assert(sizeof(unsigned long) == sizeof(u64));
-
 struct extent_map {
+	/* The slot holds the extent, in bytes: the map keeps it once. */
 	union {
 		struct sl_slot slot;
-		u64 start;
+		struct {
+			u64 start;
+			u64 len;
+		};
 	};
 
 	/* Bytes, as in btrfs. */
-	u64 len;
 	u64 mod_start;
 	u64 mod_len;
 	u64 orig_start;
@@ -90,7 +102,6 @@ struct extent_map {
 	};
 	u64 block_start;
 	u64 block_len;
-	/* The newest generation of the extents it was made from. */
 	u64 generation;
 	unsigned long flags;
 	refcount_t refs;
@@ -101,6 +112,15 @@ struct extent_map {
 		struct rcu_head rcu;
 	};
 };
+
+/* @start and @len share their bytes with @slot: 64-bit kernels only. */
+static_assert(sizeof(unsigned long) == sizeof(u64));
+static_assert(offsetof(struct extent_map, start) ==
+	      offsetof(struct extent_map, slot.key));
+static_assert(offsetof(struct extent_map, len) ==
+	      offsetof(struct extent_map, slot.size));
+/* With the index's leaves, no more than Debian's 144 (Documentation/btrfs.rst). */
+static_assert(sizeof(struct extent_map) == 112);
 
 /**
  * struct extent_map_tree - an inode's extent maps, or a file system's chunks

@@ -8,9 +8,11 @@
  *  - a lookup that starts while a write section is open returns the tree
  *    as the section leaves it, never a state from inside it;
  *  - a lookup's reference keeps the writer from merging the map in place;
+ *  - a map a lookup holds keeps its extent when it merges into a neighbour
+ *    or is replaced (its length is its slot's size in the index);
  *  - a writer's own lookups inside its section do not wait for it;
- *  - maps that reach U64_MAX, and lookups of (u64)-1 bytes, behave as
- *    btrfs's rbtree did (ends cut at U64_MAX);
+ *  - a map ending at U64_MAX, and lookups of (u64)-1 bytes, behave as
+ *    btrfs's rbtree did, and a map ending past U64_MAX is refused;
  *  - a tree that never held a map has no index, and releasing one that
  *    still holds maps drops the tree's references.
  */
@@ -221,17 +223,148 @@ static int test_lookup_ref_blocks_merge(struct extent_map_tree *tree)
 	return ret;
 }
 
-/* Maps ending at U64_MAX, and lookups of (u64)-1 bytes. */
+/* The map at @start, held, is [@start, +@len) and out of the tree. */
+static int test_held_is(struct extent_map *held, u64 start, u64 len,
+			const char *what)
+{
+	if (held->start == start && held->len == len && !extent_map_in_tree(held))
+		return 0;
+	test_err("%s: a held map became [%llu, +%llu) (in tree %d), wanted [%llu, +%llu)",
+		 what, held->start, held->len, extent_map_in_tree(held),
+		 start, len);
+	return -EINVAL;
+}
+
+/* The tree's map at @start is [@start, +@len); 0 or -EINVAL. */
+static int test_tree_has(struct extent_map_tree *tree, u64 start, u64 len,
+			 const char *what)
+{
+	struct extent_map *em = lookup_extent_mapping(tree, start, 1);
+	int ret = 0;
+
+	if (!em || em->start != start || em->len != len) {
+		test_err("%s: the tree's map at %llu is [%llu, +%llu), wanted +%llu",
+			 what, start, em ? em->start : 0, em ? em->len : 0, len);
+		ret = -EINVAL;
+	}
+	free_extent_map(em);
+	return ret;
+}
+
+/*
+ * A map a lookup holds while it leaves the tree keeps its extent: when a
+ * new neighbour after it merges it in (the neighbour takes its place with
+ * both lengths), when one before it merges it in (the neighbour grows
+ * over it), and when a shorter map from the same start replaces it.  Its
+ * length is its slot's size, so shrinking or growing the slot on its way
+ * out would change it under the holder, which btrfs never does.
+ */
+static int test_held_keeps_extent(struct extent_map_tree *tree)
+{
+	struct extent_map *held, *new;
+	int ret;
+
+	/* [0, 4K) held; [4K, 8K) comes and merges it in from after it. */
+	ret = test_add(tree, 0, SZ_4K, SZ_1M, 0);
+	if (ret)
+		return ret;
+	held = lookup_extent_mapping(tree, 0, SZ_4K);
+	if (!held) {
+		test_err("lookup of [0, 4K) failed");
+		return -EINVAL;
+	}
+	ret = test_add(tree, SZ_4K, SZ_4K, SZ_1M + SZ_4K, 0);
+	if (!ret)
+		ret = test_held_is(held, 0, SZ_4K, "merge into the next");
+	if (!ret)
+		ret = test_tree_has(tree, 0, SZ_8K, "merge into the next");
+	free_extent_map(held);
+	test_empty(tree);
+	if (ret)
+		return ret;
+
+	/* [4K, 8K) held; [0, 4K) comes and grows over it. */
+	ret = test_add(tree, SZ_4K, SZ_4K, SZ_1M + SZ_4K, 0);
+	if (ret)
+		return ret;
+	held = lookup_extent_mapping(tree, SZ_4K, SZ_4K);
+	if (!held) {
+		test_err("lookup of [4K, 8K) failed");
+		return -EINVAL;
+	}
+	ret = test_add(tree, 0, SZ_4K, SZ_1M, 0);
+	if (!ret)
+		ret = test_held_is(held, SZ_4K, SZ_4K, "merge into the previous");
+	if (!ret)
+		ret = test_tree_has(tree, 0, SZ_8K, "merge into the previous");
+	free_extent_map(held);
+	test_empty(tree);
+	if (ret)
+		return ret;
+
+	/* [0, 8K) held; [0, 4K) replaces it. */
+	ret = test_add(tree, 0, SZ_8K, SZ_1M, 0);
+	if (ret)
+		return ret;
+	held = lookup_extent_mapping(tree, 0, SZ_8K);
+	new = test_em(0, SZ_4K, SZ_1M);
+	if (!held || !new) {
+		free_extent_map(held);
+		free_extent_map(new);
+		return -ENOMEM;
+	}
+	extent_map_write_lock(tree);
+	replace_extent_mapping(tree, held, new, 0);
+	extent_map_write_unlock(tree);
+	free_extent_map(held);	/* the tree's */
+	free_extent_map(new);
+	ret = test_held_is(held, 0, SZ_8K, "replace");
+	if (!ret)
+		ret = test_tree_has(tree, 0, SZ_4K, "replace");
+	if (!ret) {
+		new = lookup_extent_mapping(tree, SZ_4K, SZ_4K);
+		if (new) {
+			test_err("replace: [4K, 8K) still mapped by [%llu, +%llu)",
+				 new->start, new->len);
+			free_extent_map(new);
+			ret = -EINVAL;
+		}
+	}
+	free_extent_map(held);
+	test_empty(tree);
+	return ret;
+}
+
+/*
+ * Maps at the top of the range, and lookups of (u64)-1 bytes.  btrfs cut
+ * a map whose end wrapped at U64_MAX; here a map's length is its slot's
+ * size, so such a map is refused, with a warning (and none of btrfs's
+ * callers makes one).
+ */
 static int test_top_of_range(struct extent_map_tree *tree)
 {
-	const u64 top = U64_MAX - SZ_8K + 1;
+	const u64 top = U64_MAX - SZ_8K;
 	struct extent_map *em;
 	int ret;
 
-	/* Its end, start + len, wraps: cut at U64_MAX as btrfs cuts it. */
 	ret = test_add(tree, top, (u64)-1, EXTENT_MAP_HOLE, 0);
+	if (ret != -EINVAL) {
+		test_err("a map ending past U64_MAX: %d, wanted -EINVAL", ret);
+		return -EINVAL;
+	}
+	ret = test_add(tree, top + 1, SZ_8K, EXTENT_MAP_HOLE, 0);
+	if (ret != -EINVAL) {
+		test_err("a map ending at 2^64: %d, wanted -EINVAL", ret);
+		return -EINVAL;
+	}
+	if (extent_map_first(tree)) {
+		test_err("a refused map is in the tree");
+		return -EINVAL;
+	}
+	/* The highest end a map can have. */
+	ret = test_add(tree, top, SZ_8K, EXTENT_MAP_HOLE, 0);
 	if (ret) {
-		test_err("cannot add a map reaching U64_MAX: %d", ret);
+		test_err("cannot add a map ending at U64_MAX: %d", ret);
 		return ret;
 	}
 	em = lookup_extent_mapping(tree, SZ_4K, (u64)-1);
@@ -307,6 +440,8 @@ int btrfs_test_extent_map_lockless(void)
 	ret = test_lookup_waits_for_section(tree);
 	if (!ret)
 		ret = test_lookup_ref_blocks_merge(tree);
+	if (!ret)
+		ret = test_held_keeps_extent(tree);
 	if (!ret)
 		ret = test_top_of_range(tree);
 	if (!ret)
