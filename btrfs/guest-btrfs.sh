@@ -160,6 +160,10 @@ run_stress() {
 		echo $BASHPID > $cg/cgroup.procs || exit 1
 		end=$(( $(date +%s) + $2 )) reads=0
 		while [ "$(date +%s)" -lt $end ]; do
+			# Its cached pages may be charged elsewhere (phase 1
+			# wrote them): dropped first, every read charges the
+			# cgroup with all 20 MiB, whatever the host's load.
+			dd if=$mnt/frag iflag=nocache count=0 status=none || exit 1
 			cat $mnt/frag > /dev/null || exit 1
 			reads=$(( reads + 1 ))
 		done
@@ -212,8 +216,9 @@ took "check and scrub"
 # a leaf does so under the tree's write lock, where it cannot sleep, so
 # its allocation may fail where btrfs's rbtree never allocated; the
 # leaves extent_map_write_lock() preloaded must then take its place.
-# Fail 10% of the index's non-sleeping leaf allocations while a writer
-# fsyncs random 4 KiB writes: failslab must have failed some, every
+# Fail every one of the index's non-sleeping leaf allocations (at 10%,
+# a run of 215 writes split too few leaves to meet one failure) while a
+# writer fsyncs random 4 KiB writes: failslab must have failed some, every
 # write and fsync must succeed with no extent map left uncached, every
 # write must read back after the failures stop and the caches are
 # dropped, and the file system must pass btrfs check.
@@ -225,7 +230,7 @@ if [ -d $fsl ]; then
 	# times counts down once per failure injected.
 	fsl_times=100000000
 	fault_attrs $fsl cache-filter=Y ignore-gfp-wait=Y task-filter=N space=0 \
-		verbose=0 interval=1 times=$fsl_times probability=10
+		verbose=0 interval=1 times=$fsl_times probability=100
 	/usr/bin/python3 btrfs/acked_writes.py write $mnt/acked \
 		"${BTRFS_FAILSLAB_SECONDS:-20}" /tmp/acked.json || fail "acked writes"
 	echo 0 > $fsl/probability

@@ -1315,9 +1315,11 @@ static void test_preload_unused(void)
 	sl_stats(&list, &stats);
 	if (!SL_EXPECT(stats.leaves == SL_UNUSED_LEAVES))
 		goto out;
-	for (j = 0; j < SL_UNUSED_LEAVES; j++)
-		if (!SL_EXPECT(items[j] = sl_test_item_new(sl_unused_mid(j), 8)))
+	for (j = 0; j < SL_UNUSED_LEAVES; j++) {
+		items[j] = sl_test_item_new(sl_unused_mid(j), 8);
+		if (!SL_EXPECT(items[j]))
 			goto out;
+	}
 	sl_unused_list = &list;
 	sl_window_hook = sl_unused_window;
 
