@@ -375,8 +375,8 @@ btrfs-layout-cost: setup $(BTRFS_KO)
 # Slab debugging off, each cache apart (slab_nomerge, vm-run's default),
 # the TSC as the clock.  Results: build/bench/btrfs.{md,json,png}
 # and the BENCH-BTRFS section of Documentation/btrfs.rst
-# (BENCH_BTRFS_REPORT_ARGS= leaves it alone).  19 minutes here at 2 rounds
-# (2026-12-02), so about 25 at the default 3.
+# (BENCH_BTRFS_REPORT_ARGS= leaves it alone).  24 minutes here at the
+# default 3 rounds (2026-12-03).
 BENCH_BTRFS_EXTENTS ?= 1048576
 BENCH_BTRFS_BASE ?= 16384
 BENCH_BTRFS_ROUNDS ?= 3
