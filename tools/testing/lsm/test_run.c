@@ -1037,8 +1037,10 @@ static void test_refusals(void)
 	for (n = 1; n < 4; n++) {
 		u64 errors = 0;
 
+		/* make_set() stops early where the keys wrap: stay in the set. */
 		shim_fail_nth(n);
-		err = lsm_run_get(run, s.p[n * 7].start, &keep, vbuf, sizeof(vbuf));
+		err = lsm_run_get(run, s.p[(n * 7) % s.n].start, &keep, vbuf,
+				  sizeof(vbuf));
 		shim_fail_off();
 		EXPECT(err == -ENOMEM || err == 0);
 		check_run(run, &s, false, &errors);
