@@ -1178,12 +1178,43 @@ static int sl_preload_split(struct sl_list *list,
 	return ret;
 }
 
+/* Between two keys in the middle of leaf @j of sl_preload_full()'s list. */
+static unsigned long sl_preload_mid(unsigned int j)
+{
+	return (j * SL_LEAF_KEYS + SL_LEAF_KEYS / 2) * 32 + 16;
+}
+
+/*
+ * @leaves full leaves (an ascending run leaves every leaf full, insert.c)
+ * and in @items one item a leaf, whose insert must split it.
+ */
+static bool sl_preload_full(struct sl_list *list, struct sl_test_item **items,
+			    unsigned int leaves)
+{
+	unsigned long i, n = leaves * SL_LEAF_KEYS;
+	struct sl_stats stats;
+	unsigned int j;
+
+	for (i = 0; i < n; i++)
+		if (!SL_EXPECT(sl_test_insert(list, i * 32, 8) == 0))
+			return false;
+	sl_stats(list, &stats);
+	if (!SL_EXPECT(stats.leaves == leaves))
+		return false;
+	for (j = 0; j < leaves; j++) {
+		items[j] = sl_test_item_new(sl_preload_mid(j), 8);
+		if (!SL_EXPECT(items[j]))
+			return false;
+	}
+	return true;
+}
+
 static void test_preload(void)
 {
 	const unsigned long leaves = SL_PRELOAD_TEST_LEAVES;
 	struct sl_test_item *items[SL_PRELOAD_TEST_LEAVES] = {};
 	struct sl_preload_irq irq = {};
-	unsigned long i, n = leaves * SL_LEAF_KEYS;
+	unsigned long n = leaves * SL_LEAF_KEYS;
 	struct sl_list list;
 	struct sl_stats stats;
 	unsigned int j;
@@ -1191,20 +1222,8 @@ static void test_preload(void)
 
 	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
 		return;
-	/* An ascending run leaves every leaf full (insert.c). */
-	for (i = 0; i < n; i++)
-		if (!SL_EXPECT(sl_test_insert(&list, i * 32, 8) == 0))
-			goto out;
-	sl_stats(&list, &stats);
-	if (!SL_EXPECT(stats.leaves == leaves))
+	if (!sl_preload_full(&list, items, leaves))
 		goto out;
-	/* Between two keys in the middle of leaf j. */
-	for (j = 0; j < leaves; j++) {
-		items[j] = sl_test_item_new((j * SL_LEAF_KEYS +
-					     SL_LEAF_KEYS / 2) * 32 + 16, 8);
-		if (!SL_EXPECT(items[j]))
-			goto out;
-	}
 	irq.list = &list;
 	irq.item = items[0];
 
@@ -1239,8 +1258,7 @@ static void test_preload(void)
 	sl_stats(&list, &stats);
 	SL_EXPECT(stats.leaves == leaves + SL_PRELOAD_LEAVES);
 	for (j = 0; j < leaves; j++) {
-		unsigned long key = (j * SL_LEAF_KEYS + SL_LEAF_KEYS / 2) * 32 +
-				    16;
+		unsigned long key = sl_preload_mid(j);
 		bool in = j >= 1 && j <= SL_PRELOAD_LEAVES;
 
 		SL_EXPECT((sl_test_lookup(&list, key) == key) == in);
@@ -1278,11 +1296,6 @@ static void sl_unused_window(const struct sl_window_at *at)
 	SL_EXPECT(sl_test_remove(sl_unused_list, key));
 }
 
-static unsigned long sl_unused_mid(unsigned int j)
-{
-	return (j * SL_LEAF_KEYS + SL_LEAF_KEYS / 2) * 32 + 16;
-}
-
 static unsigned long sl_unused_first(unsigned int j)
 {
 	return j * SL_LEAF_KEYS * 32;
@@ -1301,25 +1314,14 @@ static void sl_unused_irq_insert(void *arg)
 static void test_preload_unused(void)
 {
 	struct sl_test_item *items[SL_UNUSED_LEAVES] = {};
-	unsigned long i, n = SL_UNUSED_LEAVES * SL_LEAF_KEYS;
 	struct sl_preload_irq irq = {};
 	struct sl_list list;
-	struct sl_stats stats;
 	unsigned int j;
 
 	if (!SL_EXPECT(sl_init(&list, GFP_KERNEL) == 0))
 		return;
-	for (i = 0; i < n; i++)
-		if (!SL_EXPECT(sl_test_insert(&list, i * 32, 8) == 0))
-			goto out;
-	sl_stats(&list, &stats);
-	if (!SL_EXPECT(stats.leaves == SL_UNUSED_LEAVES))
+	if (!sl_preload_full(&list, items, SL_UNUSED_LEAVES))
 		goto out;
-	for (j = 0; j < SL_UNUSED_LEAVES; j++) {
-		items[j] = sl_test_item_new(sl_unused_mid(j), 8);
-		if (!SL_EXPECT(items[j]))
-			goto out;
-	}
 	sl_unused_list = &list;
 	sl_window_hook = sl_unused_window;
 
