@@ -154,14 +154,14 @@ TRACE_H := $(wildcard skiplist/trace/events/*.h extent/trace/events/*.h \
 	lsm/trace/events/*.h)
 
 .PHONY: all modules setup check check-user check-soak check-kernel check-vm check-vm-lsm check-crash \
-	check-crash-long check-crash-mutants check-vm-stall check-debug \
+	check-crash-long check-crash-mutants crash-run check-vm-stall check-debug \
 	debug-run check-debug-checkers debug-modules lint mutants \
 	demo bench-build bench-smoke bench-user bench-user-quick bench-leaf-sweep \
 	bench-lookup-cachesim \
 	bench-kernel bench-tcg-profile bench-native-build bench-alloc-native bench-iommu \
 	bench-scaling \
 	bench-lsm bench-lsm-vm bench-lsm-pool btrfs check-btrfs check-btrfs-long btrfs-layout-cost \
-	btrfs-debug check-btrfs-debug \
+	btrfs-debug btrfs-debug-current check-btrfs-debug \
 	bench-btrfs htmldocs install install-programs uninstall check-install check-dkms clean help
 
 all: modules
@@ -267,10 +267,16 @@ check-btrfs-long:
 # in), into build/btrfs-RELEASE, with the skiplist's modules for that
 # kernel; check-btrfs-debug runs guest-btrfs.sh on it, smaller (each
 # operation costs several times what it does on Debian's kernel), and
-# make check runs both (the build beside check-vm, the run after
-# check-debug's guests).
+# make check runs both (the build beside check-vm, the run at the end of
+# kernel a's guest in check-debug).
 BTRFS_DEBUG_EXTENTS ?= 2500
 BTRFS_DEBUG_STRESS_SECONDS ?= 30
+DEBUG_BTRFS_IMG = $(BUILD)/vm/btrfs-debug.img
+#   $(call debug_btrfs_env,RELEASE): guest-btrfs.sh's environment there.
+debug_btrfs_env = BTRFS_KO=$(BUILD)/btrfs-$(1)/fs/btrfs/btrfs.ko \
+	SKIPLIST_KO=$(BUILD)/kmod-$(1)/skiplist/skiplist.ko \
+	BTRFS_EXTENTS=$(BTRFS_DEBUG_EXTENTS) \
+	BTRFS_STRESS_SECONDS=$(BTRFS_DEBUG_STRESS_SECONDS)
 debug_kdir_a = $$($(TOP)/tools/debug-kernel/build.sh a | tail -1)
 btrfs-debug: setup
 	@kdir=$(debug_kdir_a) && test -n "$$kdir" || exit 1; \
@@ -280,21 +286,24 @@ btrfs-debug: setup
 
 # The build again only when it is missing or older than its sources.
 BTRFS_DEBUG_SOURCES := $(wildcard btrfs/*.[ch] btrfs/edit_callers.py btrfs/build.sh skiplist/*.[ch])
-check-btrfs-debug:
+btrfs-debug-current:
 	@kdir=$(debug_kdir_a) && test -n "$$kdir" || exit 1; \
-	rel=$$(cat $$kdir/include/config/kernel.release); \
-	ko=$(BUILD)/btrfs-$$rel/fs/btrfs/btrfs.ko; \
+	ko=$(BUILD)/btrfs-$$(cat $$kdir/include/config/kernel.release)/fs/btrfs/btrfs.ko; \
 	if [ ! -f $$ko ] || [ -n "$$(find $(BTRFS_DEBUG_SOURCES) -newer $$ko)" ]; then \
 		$(MAKE) --no-print-directory btrfs-debug || exit 1; \
-	fi; \
+	fi
+
+# On its own boot; make check-debug runs the same at the end of kernel a's
+# debug-run instead, which saves a boot.
+check-btrfs-debug: btrfs-debug-current
+	@kdir=$(debug_kdir_a) && test -n "$$kdir" || exit 1; \
+	rel=$$(cat $$kdir/include/config/kernel.release); \
 	mkdir -p $(BUILD)/vm; \
-	rm -f $(BUILD)/vm/btrfs-debug.img && truncate -s 2G $(BUILD)/vm/btrfs-debug.img && \
+	rm -f $(DEBUG_BTRFS_IMG) && truncate -s 2G $(DEBUG_BTRFS_IMG) && \
 	$(TOP)/tools/vm/vm-run --append "$(DEBUG_BOOT)" --no-udev \
 		--kernel $$kdir/arch/x86/boot/bzImage --timeout 2400 \
-		--drive $(BUILD)/vm/btrfs-debug.img:slbtrfs -- \
-		BTRFS_KO=$$ko SKIPLIST_KO=$(BUILD)/kmod-$$rel/skiplist/skiplist.ko \
-		BTRFS_EXTENTS=$(BTRFS_DEBUG_EXTENTS) \
-		BTRFS_STRESS_SECONDS=$(BTRFS_DEBUG_STRESS_SECONDS) btrfs/guest-btrfs.sh
+		--drive $(DEBUG_BTRFS_IMG):slbtrfs -- \
+		$(call debug_btrfs_env,$$rel) btrfs/guest-btrfs.sh
 
 # make install (tools/install/install.sh, Documentation/install.rst).
 # The modules are DKMS's to build; the programs and their man pages
@@ -568,6 +577,12 @@ CRASH_SAMPLES ?= 4
 CRASH_VARIANTS ?= 2
 CRASH_TIMEOUT ?= 1800
 check-crash: check-kernel
+	@$(MAKE) --no-print-directory crash-run
+
+# check-crash on the modules as they are built: make check runs it beside
+# another guest, after its own check-kernel, which must not run twice at
+# once on one build tree.
+crash-run:
 	$(MAKE) -C selftests/lsm
 	$(MAKE) -C tools/crash all check
 	@seed=$(or $(CRASH_SEED),$$(date +%s)); for k in $(CRASH_KERNELS); do \
@@ -644,8 +659,9 @@ check-vm-stall: modules
 # at once, four vCPUs on two cores, spin on locks whose holder's vCPU the
 # host descheduled (kernel a's KUnit suite went from 205 s to over 10
 # minutes that way).  Their drivers are built in: the guests boot without
-# udev (vm-run --no-udev), which saves about 70 s a boot.  Then, with
-# kernel a, btrfs on the skiplist (check-btrfs-debug).
+# udev (vm-run --no-udev), which saves about 70 s a boot.  Kernel a's
+# guest ends with btrfs on the skiplist (check-btrfs-debug's test, without
+# a boot of its own).
 DEBUG_VARIANTS ?= a b
 check-debug: setup
 	$(MAKE) -C selftests/skiplist
@@ -655,10 +671,14 @@ check-debug: setup
 	$(MAKE) -C tools/bench/lsm dev BUILD=$(BUILD)/bench-obj/lsm
 	@for v in $(DEBUG_VARIANTS); do \
 		kdir=$$($(TOP)/tools/debug-kernel/build.sh $$v | tail -1) || exit 1; \
+		btrfs=; \
+		if [ $$v = a ]; then \
+			$(MAKE) --no-print-directory btrfs-debug-current || exit 1; \
+			btrfs=1; \
+		fi; \
 		$(MAKE) --no-print-directory debug-run DEBUG_KDIR=$$kdir \
-			DEBUG_VARIANT=$$v || exit 1; \
+			DEBUG_VARIANT=$$v DEBUG_BTRFS=$$btrfs || exit 1; \
 	done
-	@case " $(DEBUG_VARIANTS) " in *" a "*) $(MAKE) --no-print-directory check-btrfs-debug ;; esac
 	@echo "check-debug: passed on debug kernels $(DEBUG_VARIANTS)"
 
 # Fewer fuzzed ioctls than check-vm: the debug kernels run them ~10x slower.
@@ -669,6 +689,8 @@ DEBUG_FUZZ_IOCTLS ?= 20000
 # The store's scratch disks (tools/vm/guest-lsm.sh names them by serial).
 DEBUG_LSM_IMG = $(BUILD)/vm/lsm-debug-$(DEBUG_VARIANT).img
 DEBUG_LSM_SMALL = $(BUILD)/vm/lsm-small-debug-$(DEBUG_VARIANT).img
+# DEBUG_BTRFS=1 (kernel a, make check-debug) adds btrfs on the skiplist
+# at the end (check-btrfs-debug's guest-btrfs.sh, on btrfs-debug's build).
 debug-run:
 	$(MAKE) --no-print-directory debug-modules DEBUG_KDIR=$(DEBUG_KDIR) \
 		DEBUG_REL=$$(cat $(DEBUG_KDIR)/include/config/kernel.release)
@@ -676,10 +698,16 @@ debug-run:
 	rm -f $(DEBUG_LSM_IMG) $(DEBUG_LSM_SMALL)
 	truncate -s $(LSM_DISK_MB)M $(DEBUG_LSM_IMG)
 	truncate -s 2M $(DEBUG_LSM_SMALL)
+	$(if $(DEBUG_BTRFS),rm -f $(DEBUG_BTRFS_IMG) && truncate -s 2G $(DEBUG_BTRFS_IMG))
+	rel=$$(cat $(DEBUG_KDIR)/include/config/kernel.release); \
 	$(TOP)/tools/vm/vm-run --append "$(DEBUG_BOOT)" --no-udev \
-		--kernel $(DEBUG_KDIR)/arch/x86/boot/bzImage --timeout 2400 \
-		--drive $(DEBUG_LSM_IMG):sllsm --drive $(DEBUG_LSM_SMALL):sllsmsmall -- \
-		SL_FUZZ_IOCTLS=$(DEBUG_FUZZ_IOCTLS) tools/vm/guest-debug.sh $(DEBUG_VARIANT)
+		--kernel $(DEBUG_KDIR)/arch/x86/boot/bzImage \
+		--timeout $(if $(DEBUG_BTRFS),3600,2400) \
+		--drive $(DEBUG_LSM_IMG):sllsm --drive $(DEBUG_LSM_SMALL):sllsmsmall \
+		$(if $(DEBUG_BTRFS),--drive $(DEBUG_BTRFS_IMG):slbtrfs) -- \
+		SL_FUZZ_IOCTLS=$(DEBUG_FUZZ_IOCTLS) \
+		$(if $(DEBUG_BTRFS),$(call debug_btrfs_env,$$rel)) \
+		tools/vm/guest-debug.sh $(DEBUG_VARIANT)
 
 # Break the modules on purpose, one checker at a time, and watch the debug
 # kernels catch each break (not part of make check: a VM boot per break).
@@ -727,7 +755,9 @@ timed_beside = t0=$$(date +%s); pids=; \
 check: setup
 	@mkdir -p $(BUILD) && : > $(CHECK_TIMES) && date +%s > $(BUILD)/check-start
 	@$(call timed,check-kernel)
-	@$(call timed_beside,check-user+check-btrfs+btrfs-debug,check-vm check-vm-lsm check-crash)
+	@# What both sides below build, built once before they start.
+	@$(MAKE) --no-print-directory -C selftests/lsm && $(MAKE) --no-print-directory -C tools/slctl
+	@$(call timed_beside,check-user+check-btrfs+btrfs-debug+crash-run,check-vm check-vm-lsm)
 	@# Alone: it measures how long the index stalls its callers.
 	@$(call timed,check-vm-stall STALL_N=$(STALL_CHECK_N) STALL_MODES=none)
 	@$(call timed_beside,check-soak mutants+lint+bench-smoke+htmldocs+check-install,check-debug,19)

@@ -17,10 +17,14 @@
 #
 #   sl_iommu_test.sh MODULE.ko
 # SLB_IO_SIZE (default 1M) is what each fio job moves per check;
+# SLB_FIO_JOBS (default "seqwrite randwrite mixed") the job files of
+# tools/fio each backend runs (the debug kernels run only mixed: each
+# process they start costs a second or so);
 # SLB_DD_BLOCKS (default 256) the 4 KiB blocks each dd writer moves where
 # dd stands in for fio.
 ko=${1:?usage: sl_iommu_test.sh path/to/sl_iommu.ko}
 io_size=${SLB_IO_SIZE:-1M}
+fio_jobs=${SLB_FIO_JOBS:-seqwrite randwrite mixed}
 dd_blocks=${SLB_DD_BLOCKS:-256}
 backends=none,rbtree,iova,maple,skiplist,skiplist-nocache
 fio_dir=$(dirname "$0")/../../tools/fio
@@ -38,10 +42,18 @@ not_ok() {
 	echo "not ok $n $*"
 }
 
+# A check of 2 s or more says how long it took (a TAP comment), so that
+# a slow one shows in make check's log.  /proc/uptime, read by the shell:
+# each process started costs the debug kernels a good part of a second.
 check() {
-	what=$1
+	local what=$1 t0 t1 _
+
 	shift
+	read -r t0 _ < /proc/uptime
 	if "$@"; then ok "$what"; else not_ok "$what"; fi
+	read -r t1 _ < /proc/uptime
+	t0=${t0%.*} t1=${t1%.*}
+	[ $((t1 - t0)) -lt 2 ] || echo "# $what: $((t1 - t0)) s"
 }
 
 # udev's workers probe a new disk (blkid) and hold it open meanwhile,
@@ -160,9 +172,11 @@ dd_verify() {
 }
 
 # Writes, then reads back and checks every block (no state files left).
+# The jobs are threads of one fio process, which start sooner than
+# processes.
 verify() {
 	[ -n "$no_fio" ] && { dd_verify "$1"; return; }
-	SLB_DEV=$1 fio --output-format=terse --verify=crc32c \
+	SLB_DEV=$1 fio --thread --output-format=terse --verify=crc32c \
 		--verify_state_save=0 --io_size="$io_size" "$fio_dir/$2.fio" \
 		> /tmp/sl_iommu_fio.out 2>&1 ||
 		{ grep -v '^3;' /tmp/sl_iommu_fio.out | tail -5; return 1; }
@@ -190,7 +204,7 @@ for sys in /sys/block/slblk*; do
 		check "$b: 8 dd writers and readers at once, data verified" \
 			verify /dev/$disk
 	else
-		for job in seqwrite randwrite mixed; do
+		for job in $fio_jobs; do
 			check "$b: fio verify $job" verify /dev/$disk $job
 		done
 	fi
