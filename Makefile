@@ -154,7 +154,7 @@ TRACE_H := $(wildcard skiplist/trace/events/*.h extent/trace/events/*.h \
 	lsm/trace/events/*.h)
 
 .PHONY: all modules setup check check-user check-soak check-kernel check-vm check-vm-lsm check-crash \
-	check-crash-long check-crash-mutants crash-run lsm-run check-vm-stall check-debug \
+	check-crash-long check-crash-mutants crash-run check-vm-stall check-debug \
 	debug-run check-debug-checkers debug-modules lint mutants \
 	demo bench-build bench-smoke bench-user bench-user-quick bench-leaf-sweep \
 	bench-lookup-cachesim \
@@ -537,11 +537,6 @@ check-dkms:
 LSM_DISK_MB ?= 256
 LSM_SECONDS ?= 4
 check-vm-lsm: check-kernel
-	@$(MAKE) --no-print-directory lsm-run
-
-# check-vm-lsm on the modules as they are built (as crash-run is to
-# check-crash).
-lsm-run:
 	$(MAKE) -C selftests/lsm
 	$(MAKE) -C tools/slctl
 	$(MAKE) -C tools/bench/lsm dev BUILD=$(BUILD)/bench-obj/lsm
@@ -585,8 +580,8 @@ check-crash: check-kernel
 	@$(MAKE) --no-print-directory crash-run
 
 # check-crash on the modules as they are built: make check runs it beside
-# another guest's, after its own check-kernel (a rebuild under a guest that
-# loads the modules could hand it one half written).
+# another guest, after its own check-kernel, which must not run twice at
+# once on one build tree.
 crash-run:
 	$(MAKE) -C selftests/lsm
 	$(MAKE) -C tools/crash all check
@@ -761,13 +756,11 @@ check: setup
 	@mkdir -p $(BUILD) && : > $(CHECK_TIMES) && date +%s > $(BUILD)/check-start
 	@$(call timed,check-kernel)
 	@# What both sides below build, built once before they start.
-	@$(MAKE) --no-print-directory -C selftests/lsm && \
-		$(MAKE) --no-print-directory -C tools/slctl && \
-		$(MAKE) --no-print-directory -C tools/bench/lsm dev BUILD=$(BUILD)/bench-obj/lsm
-	@$(call timed_beside,check-btrfs+btrfs-debug+crash-run+lsm-run,check-vm)
+	@$(MAKE) --no-print-directory -C selftests/lsm && $(MAKE) --no-print-directory -C tools/slctl
+	@$(call timed_beside,check-user+check-btrfs+btrfs-debug+crash-run,check-vm check-vm-lsm)
 	@# Alone: it measures how long the index stalls its callers.
 	@$(call timed,check-vm-stall STALL_N=$(STALL_CHECK_N) STALL_MODES=none)
-	@$(call timed_beside,check-soak+check-user mutants+lint+bench-smoke+htmldocs+check-install,check-debug,19)
+	@$(call timed_beside,check-soak mutants+lint+bench-smoke+htmldocs+check-install,check-debug,19)
 	@echo "check: all passed; seconds per part (parts beside others overlap them):"
 	@cat $(CHECK_TIMES)
 	@echo "$$(( $$(date +%s) - $$(cat $(BUILD)/check-start) )) s	in all, wall clock"
