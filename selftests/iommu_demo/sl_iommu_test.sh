@@ -18,8 +18,8 @@
 #   sl_iommu_test.sh MODULE.ko
 # SLB_IO_SIZE (default 1M) is what each fio job moves per check;
 # SLB_FIO_JOBS (default "seqwrite randwrite mixed") the job files of
-# tools/fio each backend runs (the debug kernels run only mixed: each
-# process they start costs a second or so);
+# tools/fio each backend runs (debug kernel a runs only mixed: each
+# process it starts costs about half a second);
 # SLB_DD_BLOCKS (default 256) the 4 KiB blocks each dd writer moves where
 # dd stands in for fio.
 ko=${1:?usage: sl_iommu_test.sh path/to/sl_iommu.ko}

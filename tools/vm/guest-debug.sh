@@ -46,7 +46,7 @@ took "the KUnit suite"
 # The IOMMU test: on kernel a (System V IPC, so fio) only the mixed job
 # of reads and writes on each backend, not the sequential and random
 # writes before it (make check-vm runs all three on Debian's kernels);
-# each process started costs a second or so here, and the three took
+# each process started costs about half a second here, and the three took
 # 270 of the test's 374 s.  On kernel b (no System V IPC) dd's writers
 # move a sixteenth of what they move on Debian's kernels (16 blocks of
 # 4 KiB each, eight writers and readers at once on every backend).
