@@ -1073,7 +1073,7 @@ int main(int argc, char **argv)
 		     (unsigned long long)cnt.dumps,
 		     (unsigned long long)ndumps, dumps_dir);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	printf("crash_check: ok: %llu log entries (%llu writes, %.1f MiB; %llu flushes, %llu FUA, %llu marks); %llu replay points judged in %llu recoveries (%llu before the format), %llu reopened; %llu torn/subset variants; %llu kernel dumps; %llu batches moved by the flush trace; %llu operations, %llu writes, %llu durability acknowledgments covering %llu writes, 0 lost; up to %llu runs recovered; %.1f s (seed %llu)\n",
+	printf("crash_check: ok: %llu log entries (%llu writes, %.1f MiB; %llu flushes, %llu FUA, %llu marks); %llu replay points judged in %llu recoveries (%llu before the format), %llu reopened; %llu torn/subset variants; %llu kernel dumps; %llu batches moved by the flush trace (%llu kept behind a flush mapped first; %llu writes of them in an order it cannot tell); %llu operations, %llu writes, %llu durability acknowledgments covering %llu writes, 0 lost; up to %llu runs recovered; %.1f s (seed %llu)\n",
 	       (unsigned long long)cnt.entries, (unsigned long long)cnt.writes,
 	       cnt.write_bytes / 1048576.0, (unsigned long long)cnt.flushes,
 	       (unsigned long long)cnt.fuas, (unsigned long long)cnt.marks,
@@ -1084,6 +1084,8 @@ int main(int argc, char **argv)
 	       (unsigned long long)cnt.reopened,
 	       (unsigned long long)cnt.variants,
 	       (unsigned long long)cnt.dumps, (unsigned long long)ix.moved,
+	       (unsigned long long)ix.kept,
+	       (unsigned long long)ix.ambiguous,
 	       (unsigned long long)njops,
 	       (unsigned long long)max_seq,
 	       (unsigned long long)durable_acks,

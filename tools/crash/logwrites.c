@@ -290,10 +290,15 @@ void lw_index_free(struct lw_index *ix)
  * A flush of the trace: its kind (0 empty, 1 PREFLUSH write), sector,
  * and when it was queued and completed (microseconds of the trace clock).
  */
+/*
+ * A flush of the trace: when it was queued, when device-mapper had
+ * mapped it (its remap to the disk below, UINT64_MAX where the trace
+ * does not have it), and when it completed, in us.
+ */
 struct lw_tflush {
 	int kind;
 	uint64_t sector;
-	uint64_t queued, completed;
+	uint64_t queued, mapped, completed;
 };
 
 /* The kind of a FLUSH entry of the log: 0 an empty flush, 1 a PREFLUSH write. */
@@ -343,7 +348,7 @@ static int lw_read_trace(const char *path, struct lw_tflush **out, uint64_t *nou
 		unsigned long long sector, nr;
 		uint64_t us;
 		bool queue;
-		char *p, *ev;
+		char *p, *ev, *remap = NULL;
 		int kind;
 
 		lineno++;
@@ -353,6 +358,10 @@ static int lw_read_trace(const char *path, struct lw_tflush **out, uint64_t *nou
 		queue = ev;
 		if (!ev)
 			ev = strstr(line, "block_bio_complete: ");
+		if (!ev) {
+			remap = strstr(line, "block_bio_remap: ");
+			ev = remap;
+		}
 		if (!ev)
 			continue;
 		p = strchr(ev, ':') + 1;
@@ -362,6 +371,27 @@ static int lw_read_trace(const char *path, struct lw_tflush **out, uint64_t *nou
 				path, (unsigned long long)lineno);
 			err = -EINVAL;
 			break;
+		}
+		/*
+		 * A flush's remap to the disk below ("254,0 FWS 0 + 0 <-
+		 * (253,0) 0", or "FWFSM 8 + 0" for a PREFLUSH write's flush)
+		 * comes just after the target mapped it, which is when it
+		 * took its batch.  The writes' own remaps ("WFSM 8 + 8") are
+		 * not flushes.
+		 */
+		if (remap) {
+			if (rwbs[0] != 'F')
+				continue;
+			kind = !!strchr(rwbs + 1, 'F');
+			if (!busy[kind]) {
+				fprintf(stderr, "lw: %s:%llu: a flush is remapped that was not issued\n",
+					path, (unsigned long long)lineno);
+				err = -EINVAL;
+				break;
+			}
+			if ((*out)[busy[kind] - 1].mapped == UINT64_MAX)
+				(*out)[busy[kind] - 1].mapped = us;
+			continue;
 		}
 		/*
 		 * "F..." is a PREFLUSH (empty, or with a write); a PREFLUSH
@@ -429,7 +459,8 @@ static int lw_read_trace(const char *path, struct lw_tflush **out, uint64_t *nou
 			}
 			*out = t;
 		}
-		(*out)[n++] = (struct lw_tflush){ kind, sector, us, UINT64_MAX };
+		(*out)[n++] = (struct lw_tflush){ kind, sector, us, UINT64_MAX,
+						  UINT64_MAX };
 		busy[kind] = n;
 	}
 	free(line);
@@ -481,11 +512,52 @@ static bool lw_plain_write(const struct lw_entry *e)
 	return !(e->flags & (LW_FLUSH | LW_FUA | LW_MARK)) && e->nr_sectors;
 }
 
+static bool lw_overlap(const struct lw_entry *a, const struct lw_entry *b)
+{
+	return a->sector < b->sector + b->nr_sectors &&
+	       b->sector < a->sector + a->nr_sectors;
+}
+
+/*
+ * Flush @j's batch moves ahead of flush @g's, over the entries logged
+ * from @g's batch to its own.  Where one of those writes a sector of
+ * the batch, the two writes' order is the order the target mapped the
+ * two flushes in.  When the trace shows @j mapped before @g (@certain)
+ * that is the replay order; when it cannot tell, say so: the replay
+ * shows the other write last, which may be the older one.  Returns
+ * how many such writes of the batch there are when not @certain.
+ */
+static uint64_t lw_batch_conflicts(const struct lw_index *ix,
+				   const uint64_t *bstart, const uint64_t *fl,
+				   uint64_t g, uint64_t j, bool certain)
+{
+	uint64_t n = 0;
+
+	if (certain)
+		return 0;
+	for (uint64_t w = bstart[j]; w < fl[j]; w++)
+		for (uint64_t o = bstart[g]; o < bstart[j]; o++) {
+			if (!lw_plain_write(&ix->e[o]) ||
+			    !lw_overlap(&ix->e[o], &ix->e[w]))
+				continue;
+			fprintf(stderr, "lw: entries %llu and %llu both write sector %llu, in batches of flushes (entries %llu and %llu) that overlapped, in an order the trace cannot tell: replayed with entry %llu last\n",
+				(unsigned long long)o, (unsigned long long)w,
+				(unsigned long long)ix->e[w].sector,
+				(unsigned long long)fl[g],
+				(unsigned long long)fl[j],
+				(unsigned long long)o);
+			n++;
+			break;
+		}
+	return n;
+}
+
 int lw_index_reorder(struct lw_index *ix, const char *path)
 {
 	struct lw_tflush *t;
 	uint64_t nt, nf = 0, seen[2] = { 0, 0 }, at[2] = { 0, 0 };
-	uint64_t *fl = NULL, *queued = NULL, *pm = NULL, *target = NULL;
+	uint64_t *fl = NULL, *queued = NULL, *mapped = NULL, *pm = NULL;
+	uint64_t *target = NULL;
 	uint64_t *bstart = NULL, *moved = NULL, nmoved, o = 0;
 	int err;
 
@@ -497,11 +569,12 @@ int lw_index_reorder(struct lw_index *ix, const char *path)
 	err = -ENOMEM;
 	fl = malloc((nf + 1) * sizeof(*fl));
 	queued = malloc((nf + 1) * sizeof(*queued));
+	mapped = malloc((nf + 1) * sizeof(*mapped));
 	pm = malloc((nf + 1) * sizeof(*pm));
 	target = malloc((nf + 1) * sizeof(*target));
 	bstart = malloc((nf + 1) * sizeof(*bstart));
 	moved = malloc((nf + 1) * sizeof(*moved));
-	if (!fl || !queued || !pm || !target || !bstart || !moved)
+	if (!fl || !queued || !mapped || !pm || !target || !bstart || !moved)
 		goto out;
 
 	/*
@@ -529,6 +602,7 @@ int lw_index_reorder(struct lw_index *ix, const char *path)
 			goto out;
 		}
 		queued[nf] = t[at[kind]].queued;
+		mapped[nf] = t[at[kind]].mapped;
 		/*
 		 * When the log took the entry: an empty flush's completion;
 		 * a PREFLUSH write's entry is its flush, which device-mapper
@@ -569,15 +643,30 @@ int lw_index_reorder(struct lw_index *ix, const char *path)
 	/*
 	 * Each batch is durable no later than the completion of the first
 	 * flush, in log order, that completed after the batch's own flush
-	 * was queued: whichever of the two the target mapped first, the
-	 * batch's writes had completed by then.  The moved ones go ahead of
-	 * that flush's batch, by when their flushes were queued.
+	 * was queued and that the target did not map before it: a flush
+	 * mapped after the batch's own covers the batch, whose writes had
+	 * completed by then.  One mapped before it does not, and its batch
+	 * holds writes that completed before the batch's (the target takes
+	 * all of them at each flush), so the batch must not move ahead of
+	 * it.  It was mapped before if its remap came before the batch's
+	 * flush was queued.  The moved ones go ahead of that flush's batch,
+	 * by when their flushes were queued.
 	 */
 	nmoved = 0;
+	ix->ambiguous = 0;
+	ix->kept = 0;
 	for (uint64_t j = 0; j < nf; j++) {
-		target[j] = lw_first_at_least(pm, nf, queued[j]);
-		if (target[j] != j && bstart[j] != fl[j])
+		uint64_t by_time = lw_first_at_least(pm, nf, queued[j]);
+
+		target[j] = by_time;
+		while (target[j] < j && mapped[target[j]] < queued[j])
+			target[j]++;
+		ix->kept += target[j] != by_time && bstart[j] != fl[j];
+		if (target[j] != j && bstart[j] != fl[j]) {
 			moved[nmoved++] = j;
+			ix->ambiguous += lw_batch_conflicts(ix, bstart, fl, target[j], j,
+							   mapped[j] < queued[target[j]]);
+		}
 	}
 	ix->moved = nmoved;
 	lw_sort_target = target;
@@ -607,6 +696,7 @@ out:
 	free(t);
 	free(fl);
 	free(queued);
+	free(mapped);
 	free(pm);
 	free(target);
 	free(bstart);

@@ -148,25 +148,38 @@ const char *lw_flag_names(uint64_t flags, char *buf, size_t len);
  * before F2 was issued and so were durable when F2 completed.  Replayed
  * in log order, the device at F2 lacks them.
  *
- * When the flushes were queued and completed puts this right, from the
- * guest's block trace of the logged device (tools/vm/guest-crash.sh):
- * block_bio_queue and block_bio_complete events of its flushes, "253,0
- * FWS 0 + 0" for an empty flush and "253,0 FWFSM 8 + 8" for a PREFLUSH
- * write (which completes as "WFSM 8 + 8"), which the log has as a FLUSH
- * entry without data at that write's sector.  A flush's batch (the
- * writes logged just before it) is durable no later than the completion
- * of the first flush, in log order, that completed after the batch's
- * flush was queued: the batch's writes had completed before its flush
- * reached the target, which is after it was queued.  (Not "issued
- * before": the trace's queue time is not when the target takes the
- * batch, and a vCPU held up in between reversed two flushes queued 0.3
- * ms apart.)  The replay order moves each batch there, ahead of that
- * flush's own batch, in the order the flushes were queued.  This never
- * shows a batch later than it became durable, so it cannot report a
- * loss the device did not have.  It may show one earlier than it became
- * durable (when the other flush reached the target first), and so may
- * hide a loss that falls in such a window; at most by as long as the
- * two flushes overlapped.
+ * When the flushes were queued, mapped and completed puts this right,
+ * from the guest's block trace of the logged device
+ * (tools/vm/guest-crash.sh): block_bio_queue and block_bio_complete
+ * events of its flushes, "253,0 FWS 0 + 0" for an empty flush and
+ * "253,0 FWFSM 8 + 8" for a PREFLUSH write (which completes as "WFSM 8 +
+ * 8"), which the log has as a FLUSH entry without data at that write's
+ * sector; and block_bio_remap events of the flushes passed on to the disk
+ * below ("254,0 FWS 0 + 0 <- (253,0) 0", "254,0 FWFSM 8 + 0 <- (253,0)
+ * 8"), which device-mapper emits just after the target mapped the flush
+ * and took its batch.  A flush's batch (the writes logged just before
+ * it) is durable no later than the completion of the first flush, in log
+ * order, that completed after the batch's flush was queued and was not
+ * remapped before then: the batch's writes had completed before its
+ * flush reached the target, which is after it was queued, and a flush
+ * the target mapped earlier took only writes completed before the
+ * batch's.  (Not "issued before": the trace's queue time is not when the
+ * target takes the batch, and a vCPU held up in between reversed two
+ * flushes queued 0.3 ms apart.  Nor "completed after" alone: a batch
+ * moved ahead of one taken earlier would put a block's older contents
+ * over the newer, as a slow sync's flush showed, over a log segment
+ * freed and reused by a run meanwhile.)  The replay order moves each
+ * batch there, ahead of that flush's own batch, in the order the flushes
+ * were queued.  This never shows a batch later than it became durable,
+ * so it cannot report a loss the device did not have.  It may show one
+ * earlier than it became durable (when neither flush's remap tells which
+ * the target mapped first), and so may hide a loss that falls in such a
+ * window; at most by as long as the two flushes overlapped.  Where the
+ * batch and one it moves ahead of write the same sector in such a
+ * window, which write is newer is unknown: the reorder counts and names
+ * them (@ambiguous) instead of guessing silently.  A trace without
+ * remaps (an older one) is read as before, every flush's mapping
+ * unknown.
  *
  * Empty flushes and PREFLUSH writes are paired with the log's FLUSH
  * entries kind by kind, in order; that needs the flushes of one kind
@@ -180,12 +193,19 @@ const char *lw_flag_names(uint64_t flags, char *buf, size_t len);
  * @n:      how many
  * @order:  the replay order: indices into @e
  * @moved:  batches the flush trace moved to an earlier flush
+ * @ambiguous: writes of moved batches to sectors that a batch they moved
+ *          ahead of also writes, where the trace cannot tell which of
+ *          the two flushes the target mapped first
+ * @kept:   batches that completion times alone would have moved further,
+ *          kept behind a flush the remaps show was mapped before theirs
  */
 struct lw_index {
 	struct lw_entry *e;
 	uint64_t n;
 	uint64_t *order;
 	uint64_t moved;
+	uint64_t ambiguous;
+	uint64_t kept;
 };
 
 /* Read every entry of @log into @ix, in log order.  0 or -errno. */

@@ -103,9 +103,11 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	} else {
-		printf("# %s: %llu entries, sector size %u; %llu batches moved by the flush trace\n",
+		printf("# %s: %llu entries, sector size %u; %llu batches moved by the flush trace (%llu kept behind a flush mapped first), %llu writes of them in an order it cannot tell\n",
 		       logpath, (unsigned long long)log.nr_entries,
-		       log.sectorsize, (unsigned long long)ix.moved);
+		       log.sectorsize, (unsigned long long)ix.moved,
+		       (unsigned long long)ix.kept,
+		       (unsigned long long)ix.ambiguous);
 	}
 	for (uint64_t i = 0; i < ix.n; i++) {
 		const struct lw_entry *ep = &ix.e[ix.order[i]];

@@ -5,7 +5,8 @@
  * read back; damaged logs refused; and the replay order with a flush
  * trace, including the overlap seen in the store's crash test (a
  * PREFLUSH write issued before an empty flush that completed first:
- * the writes logged with the PREFLUSH move ahead of the empty flush).
+ * the writes logged with the PREFLUSH move ahead of the empty flush),
+ * and a reused block's writes kept in order under a slow flush.
  *
  *   test_logwrites        exits 0, or 1 naming the first failure
  */
@@ -210,6 +211,93 @@ static void check_order(const char *what, const char *logpath,
 #define Q(t, kind, rest) \
 	"  w-1 [000] ..... " t ": block_bio_" kind ": 253,0 " rest " [w]\n"
 
+/* A flush's remap to the disk below, as device-mapper traces it. */
+#define R(t, rest, sector) \
+	"  w-1 [000] ..... " t ": block_bio_remap: 254,0 " rest " <- (253,0) " sector "\n"
+
+/*
+ * A log block rewritten, as a run's, while a slow sync was in flight.
+ * A manifest edit M (a PREFLUSH write at 304) that drops the log
+ * segment is queued; the sync's empty flush G, queued just after,
+ * reaches the target first and takes write 1 (sector 64, the segment's
+ * last block).  M completes, the segment's space goes to a new run,
+ * whose write 2 at sector 64 completes before the edit recording the
+ * run, F (a PREFLUSH write at 312), is queued and takes it.  G completes
+ * only then: logged after M and before F, after F was queued.  F's batch
+ * must not move ahead of G's, which G's remap shows the target took
+ * before F was even queued: write 1 replayed over write 2 is the log
+ * block where the run's value block is (the check-crash failure this
+ * reproduces).  Without G's remap in the trace (an older trace), which
+ * was mapped first is unknown: the batch moves, and the reorder says so.
+ */
+static void test_order_reused(void)
+{
+	static const uint64_t as_logged[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8 };
+	static const uint64_t moved[] = { 0, 1, 5, 2, 3, 4, 6, 7, 8 };
+	struct lw_log log;
+	struct lw_index ix;
+	struct blog l;
+	char *path, *tpath;
+
+	begin(&l);
+	entry(&l, 304, 0, LW_FLUSH | LW_FUA | LW_METADATA, NULL, 0); /* 0: M */
+	entry(&l, 304, 8, LW_FUA | LW_METADATA, NULL, 0);	/* 1 */
+	entry(&l, 64, 8, LW_METADATA, NULL, 0);			/* 2: write 1 */
+	entry(&l, 0, 0, LW_FLUSH, NULL, 0);			/* 3: G */
+	entry(&l, 0, 0, LW_MARK, "o1", 0);			/* 4 */
+	entry(&l, 64, 8, LW_METADATA, NULL, 0);			/* 5: write 2 */
+	entry(&l, 312, 0, LW_FLUSH | LW_FUA | LW_METADATA, NULL, 0); /* 6: F */
+	entry(&l, 312, 8, LW_FUA | LW_METADATA, NULL, 0);	/* 7 */
+	entry(&l, 0, 0, LW_MARK, LW_END_MARK, 0);		/* 8 */
+	path = finish(&l, l.nr, LW_MAGIC);
+#define REUSED(g_remap, f_remap) \
+	Q("3.000001", "queue", "FWFSM 304 + 8")				\
+	Q("3.000002", "queue", "FWS 0 + 0") g_remap			\
+	R("3.000004", "FWFSM 304 + 0", "304")				\
+	Q("3.000005", "complete", "WFSM 304 + 8")			\
+	Q("3.000006", "queue", "FWFSM 312 + 8") f_remap			\
+	Q("3.000008", "complete", "FWS 0 + 0")				\
+	Q("3.000009", "complete", "WFSM 312 + 8")
+	check_order("a block reused under a slow flush", path,
+		    REUSED(R("3.000003", "FWS 0 + 0", "0"),
+			   R("3.000007", "FWFSM 312 + 0", "312")),
+		    0, as_logged, 9, 0);
+	tpath = write_file(REUSED(R("3.000003", "FWS 0 + 0", "0"), ""));
+	if (lw_open(&log, path) || lw_index_load(&log, &ix) ||
+	    lw_index_reorder(&ix, tpath))
+		FAIL("a block reused under a slow flush: not read");
+	if (ix.kept != 1 || ix.ambiguous != 0)
+		FAIL("a block reused under a slow flush: %llu kept, %llu ambiguous; want 1, 0",
+		     (unsigned long long)ix.kept,
+		     (unsigned long long)ix.ambiguous);
+	lw_index_free(&ix);
+	lw_close(&log);
+	unlink(tpath);
+	free(tpath);
+	/* G's remap after F was queued: either may have been mapped first. */
+	check_order("a slow flush remapped late", path,
+		    REUSED("", R("3.000007", "FWFSM 312 + 0", "312")),
+		    0, moved, 9, 1);
+	tpath = write_file(REUSED("", ""));
+	if (lw_open(&log, path) || lw_index_load(&log, &ix) ||
+	    lw_index_reorder(&ix, tpath))
+		FAIL("a trace without remaps: not read");
+	if (ix.moved != 1 || ix.ambiguous != 1)
+		FAIL("a trace without remaps: %llu moved, %llu ambiguous; want 1, 1",
+		     (unsigned long long)ix.moved,
+		     (unsigned long long)ix.ambiguous);
+	lw_index_free(&ix);
+	lw_close(&log);
+	check_order("a remap of a flush not issued", path,
+		    R("3.000000", "FWS 0 + 0", "0") REUSED("", ""),
+		    -EINVAL, NULL, 0, 0);
+#undef REUSED
+	unlink(tpath);
+	free(tpath);
+	unlink(path);
+	free(path);
+}
+
 static void test_order(void)
 {
 	/*
@@ -336,6 +424,7 @@ static void test_order(void)
 		    0, as_logged, 7, 0);
 	unlink(path);
 	free(path);
+	test_order_reused();
 }
 
 int main(void)

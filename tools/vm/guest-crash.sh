@@ -8,10 +8,12 @@
 #     log-writes target over the disk "slcrdata", logging to "slcrlog":
 #     its journal goes to $SL_CRASH_OUT/journal.txt, and a mark after
 #     every operation into the log.  Meanwhile the kernel's block trace
-#     records when each flush of the target's device is queued and
-#     completes ($SL_CRASH_OUT/flush-trace.txt): dm-log-writes logs two
-#     flushes in flight at once wrongly, and the replayer needs their
-#     times to put it right (tools/crash/logwrites.h).  The host replays
+#     records when each flush of the target's device is queued, passed
+#     on to the disk below (remapped, just after the target took its
+#     batch of writes) and completes ($SL_CRASH_OUT/flush-trace.txt):
+#     dm-log-writes logs two flushes in flight at once wrongly, and the
+#     replayer needs their times to put it right
+#     (tools/crash/logwrites.h).  The host replays
 #     and judges the log afterwards (tools/crash/crash_check).
 #  3. The kernel's own recovery at SL_CRASH_SAMPLES replay points spread
 #     over the log: lw_replay (tools/crash) replays the log, in the order
@@ -57,7 +59,8 @@ took "loading the modules"
 sectors=$(blockdev --getsz "$data")
 dm_create slcrash "0 $sectors log-writes $data $log" || exit 1
 # The flushes (PREFLUSH, and the FUA that ends a PREFLUSH write) of the
-# target's device: when each is issued and when it completes.
+# target's device: when each is issued, remapped to the disk below and
+# completes.
 T=/sys/kernel/tracing
 mountpoint -q $T || mount -t tracefs none $T || exit 1
 set -- $(dmsetup info -c --noheadings -o major,minor --separator ' ' slcrash)
@@ -70,6 +73,8 @@ for ev in block_bio_queue block_bio_complete; do
 	echo "dev == $(( ($1 << 20) | $2 )) && rwbs ~ \"*F*\"" > $T/events/block/$ev/filter &&
 	echo 1 > $T/events/block/$ev/enable || { echo "guest: cannot trace $ev"; exit 1; }
 done
+echo "old_dev == $(( ($1 << 20) | $2 )) && rwbs ~ \"*F*\"" > $T/events/block/block_bio_remap/filter &&
+echo 1 > $T/events/block/block_bio_remap/enable || { echo "guest: cannot trace block_bio_remap"; exit 1; }
 echo 1 > $T/tracing_on
 if [ -n "${SL_CRASH_SECONDS:-}" ]; then
 	size="--seconds $SL_CRASH_SECONDS"
@@ -82,7 +87,7 @@ SL_LSM_DISK=/dev/mapper/slcrash "$tests/lsm_crash_workload" run \
 	--seed "${SL_CRASH_SEED:-1}" --memtable "$memtable" ||
 	fail "lsm_crash_workload run"
 echo 0 > $T/tracing_on
-for ev in block_bio_queue block_bio_complete; do
+for ev in block_bio_queue block_bio_complete block_bio_remap; do
 	echo 0 > $T/events/block/$ev/enable
 done
 grep -v '^#' $T/trace > "$out/flush-trace.txt"
