@@ -383,7 +383,8 @@ static int lw_read_trace(const char *path, struct lw_tflush **out, uint64_t *nou
 			if (rwbs[0] != 'F')
 				continue;
 			kind = !!strchr(rwbs + 1, 'F');
-			if (!busy[kind]) {
+			if (!busy[kind] ||
+			    (kind && (nr || (*out)[busy[kind] - 1].sector != sector))) {
 				fprintf(stderr, "lw: %s:%llu: a flush is remapped that was not issued\n",
 					path, (unsigned long long)lineno);
 				err = -EINVAL;
@@ -512,6 +513,12 @@ static bool lw_plain_write(const struct lw_entry *e)
 	return !(e->flags & (LW_FLUSH | LW_FUA | LW_MARK)) && e->nr_sectors;
 }
 
+/* A write of the device's contents: data (FUA or not) or a discard. */
+static bool lw_device_write(const struct lw_entry *e)
+{
+	return !(e->flags & (LW_FLUSH | LW_MARK)) && e->nr_sectors;
+}
+
 static bool lw_overlap(const struct lw_entry *a, const struct lw_entry *b)
 {
 	return a->sector < b->sector + b->nr_sectors &&
@@ -519,17 +526,19 @@ static bool lw_overlap(const struct lw_entry *a, const struct lw_entry *b)
 }
 
 /*
- * Flush @j's batch moves ahead of flush @g's, over the entries logged
- * from @g's batch to its own.  Where one of those writes a sector of
- * the batch, the two writes' order is the order the target mapped the
- * two flushes in.  When the trace shows @j mapped before @g (@certain)
- * that is the replay order; when it cannot tell, say so: the replay
- * shows the other write last, which may be the older one.  Returns
- * how many such writes of the batch there are when not @certain.
+ * Flush @j's batch moved ahead of the entries logged from flush @g's
+ * batch to its own.  Where one of those writes a sector of the batch and
+ * is replayed after the batch's write (@pos: each entry's place in the
+ * replay order), the two writes' order is the order the target mapped
+ * the two flushes in.  When the trace shows @j mapped before @g
+ * (@certain) that is the replay order; when it cannot tell, say so: the
+ * replay shows the other write last, which may be the older one.
+ * Returns how many such writes of the batch there are when not @certain.
  */
 static uint64_t lw_batch_conflicts(const struct lw_index *ix,
 				   const uint64_t *bstart, const uint64_t *fl,
-				   uint64_t g, uint64_t j, bool certain)
+				   const uint64_t *pos, uint64_t g, uint64_t j,
+				   bool certain)
 {
 	uint64_t n = 0;
 
@@ -537,7 +546,7 @@ static uint64_t lw_batch_conflicts(const struct lw_index *ix,
 		return 0;
 	for (uint64_t w = bstart[j]; w < fl[j]; w++)
 		for (uint64_t o = bstart[g]; o < bstart[j]; o++) {
-			if (!lw_plain_write(&ix->e[o]) ||
+			if (!lw_device_write(&ix->e[o]) || pos[o] < pos[w] ||
 			    !lw_overlap(&ix->e[o], &ix->e[w]))
 				continue;
 			fprintf(stderr, "lw: entries %llu and %llu both write sector %llu, in batches of flushes (entries %llu and %llu) that overlapped, in an order the trace cannot tell: replayed with entry %llu last\n",
@@ -558,7 +567,7 @@ int lw_index_reorder(struct lw_index *ix, const char *path)
 	uint64_t nt, nf = 0, seen[2] = { 0, 0 }, at[2] = { 0, 0 };
 	uint64_t *fl = NULL, *queued = NULL, *mapped = NULL, *pm = NULL;
 	uint64_t *target = NULL;
-	uint64_t *bstart = NULL, *moved = NULL, nmoved, o = 0;
+	uint64_t *bstart = NULL, *moved = NULL, *pos = NULL, nmoved, o = 0;
 	int err;
 
 	err = lw_read_trace(path, &t, &nt);
@@ -609,11 +618,17 @@ int lw_index_reorder(struct lw_index *ix, const char *path)
 		 * sends ahead of the data and which completes before the
 		 * write the trace times does (a manifest edit in the
 		 * background can complete after the next operation's mark).
-		 * Its queueing is the latest time known not to be late: a
-		 * later one moved batches ahead of marks they followed,
-		 * writes of an operation not yet begun.
+		 * Its remap (or, without one, its queueing) is the latest
+		 * time known not to be late: the flush completes after it
+		 * was passed on to the disk below.  The data's completion
+		 * moved batches ahead of marks they followed, writes of an
+		 * operation not yet begun; the queueing alone left behind
+		 * it the batch of an empty flush queued after it but mapped
+		 * before it (its writes durable when it completed).
 		 */
-		pm[nf] = kind ? t[at[kind]].queued : t[at[kind]].completed;
+		pm[nf] = t[at[kind]].completed;
+		if (kind)
+			pm[nf] = mapped[nf] != UINT64_MAX ? mapped[nf] : queued[nf];
 		if (nf && pm[nf - 1] > pm[nf])
 			pm[nf] = pm[nf - 1];
 		at[kind]++;
@@ -662,11 +677,8 @@ int lw_index_reorder(struct lw_index *ix, const char *path)
 		while (target[j] < j && mapped[target[j]] < queued[j])
 			target[j]++;
 		ix->kept += target[j] != by_time && bstart[j] != fl[j];
-		if (target[j] != j && bstart[j] != fl[j]) {
+		if (target[j] != j && bstart[j] != fl[j])
 			moved[nmoved++] = j;
-			ix->ambiguous += lw_batch_conflicts(ix, bstart, fl, target[j], j,
-							   mapped[j] < queued[target[j]]);
-		}
 	}
 	ix->moved = nmoved;
 	lw_sort_target = target;
@@ -689,10 +701,26 @@ int lw_index_reorder(struct lw_index *ix, const char *path)
 		ix->order[o++] = i;
 	}
 	err = o == ix->n ? 0 : -EINVAL;
-	if (err)
+	if (err) {
 		fprintf(stderr, "lw: internal error: %llu of %llu entries ordered\n",
 			(unsigned long long)o, (unsigned long long)ix->n);
+		goto out;
+	}
+	err = -ENOMEM;
+	pos = malloc((ix->n + 1) * sizeof(*pos));
+	if (!pos)
+		goto out;
+	for (uint64_t i = 0; i < ix->n; i++)
+		pos[ix->order[i]] = i;
+	for (uint64_t m = 0; m < nmoved; m++) {
+		uint64_t j = moved[m];
+
+		ix->ambiguous += lw_batch_conflicts(ix, bstart, fl, pos, target[j], j,
+						   mapped[j] < queued[target[j]]);
+	}
+	err = 0;
 out:
+	free(pos);
 	free(t);
 	free(fl);
 	free(queued);

@@ -160,7 +160,9 @@ const char *lw_flag_names(uint64_t flags, char *buf, size_t len);
  * and took its batch.  A flush's batch (the writes logged just before
  * it) is durable no later than the completion of the first flush, in log
  * order, that completed after the batch's flush was queued and was not
- * remapped before then: the batch's writes had completed before its
+ * remapped before then (a PREFLUSH write's flush completes at a time the
+ * trace does not show: after its remap, which stands for it, or without
+ * one after its queueing): the batch's writes had completed before its
  * flush reached the target, which is after it was queued, and a flush
  * the target mapped earlier took only writes completed before the
  * batch's.  (Not "issued before": the trace's queue time is not when the

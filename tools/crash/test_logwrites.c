@@ -227,13 +227,16 @@ static void check_order(const char *what, const char *logpath,
  * must not move ahead of G's, which G's remap shows the target took
  * before F was even queued: write 1 replayed over write 2 is the log
  * block where the run's value block is (the check-crash failure this
- * reproduces).  Without G's remap in the trace (an older trace), which
- * was mapped first is unknown: the batch moves, and the reorder says so.
+ * reproduces).  G's batch moves ahead of M instead, which was remapped
+ * after G was queued.  Without remaps in the trace (an older trace),
+ * which was mapped first is unknown: the batch moves, and the reorder
+ * says so.
  */
 static void test_order_reused(void)
 {
-	static const uint64_t as_logged[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8 };
-	static const uint64_t moved[] = { 0, 1, 5, 2, 3, 4, 6, 7, 8 };
+	static const uint64_t fixed[] = { 2, 0, 1, 3, 4, 5, 6, 7, 8 };
+	static const uint64_t moved[] = { 2, 0, 1, 5, 3, 4, 6, 7, 8 };
+	static const uint64_t by_queue[] = { 0, 1, 5, 2, 3, 4, 6, 7, 8 };
 	struct lw_log log;
 	struct lw_index ix;
 	struct blog l;
@@ -250,10 +253,11 @@ static void test_order_reused(void)
 	entry(&l, 312, 8, LW_FUA | LW_METADATA, NULL, 0);	/* 7 */
 	entry(&l, 0, 0, LW_MARK, LW_END_MARK, 0);		/* 8 */
 	path = finish(&l, l.nr, LW_MAGIC);
-#define REUSED(g_remap, f_remap) \
+#define M_REMAP R("3.000004", "FWFSM 304 + 0", "304")
+#define REUSED(g_remap, f_remap) REUSED_M(g_remap, M_REMAP, f_remap)
+#define REUSED_M(g_remap, m_remap, f_remap) \
 	Q("3.000001", "queue", "FWFSM 304 + 8")				\
-	Q("3.000002", "queue", "FWS 0 + 0") g_remap			\
-	R("3.000004", "FWFSM 304 + 0", "304")				\
+	Q("3.000002", "queue", "FWS 0 + 0") g_remap m_remap		\
 	Q("3.000005", "complete", "WFSM 304 + 8")			\
 	Q("3.000006", "queue", "FWFSM 312 + 8") f_remap			\
 	Q("3.000008", "complete", "FWS 0 + 0")				\
@@ -261,7 +265,7 @@ static void test_order_reused(void)
 	check_order("a block reused under a slow flush", path,
 		    REUSED(R("3.000003", "FWS 0 + 0", "0"),
 			   R("3.000007", "FWFSM 312 + 0", "312")),
-		    0, as_logged, 9, 0);
+		    0, fixed, 9, 1);
 	tpath = write_file(REUSED(R("3.000003", "FWS 0 + 0", "0"), ""));
 	if (lw_open(&log, path) || lw_index_load(&log, &ix) ||
 	    lw_index_reorder(&ix, tpath))
@@ -274,11 +278,18 @@ static void test_order_reused(void)
 	lw_close(&log);
 	unlink(tpath);
 	free(tpath);
-	/* G's remap after F was queued: either may have been mapped first. */
-	check_order("a slow flush remapped late", path,
+	/*
+	 * No remap of G: either of G and F may have been mapped first, but
+	 * G's batch moves ahead of M (remapped after G was queued), so the
+	 * two writes stay in order all the same.
+	 */
+	check_order("a slow flush not remapped", path,
 		    REUSED("", R("3.000007", "FWFSM 312 + 0", "312")),
-		    0, moved, 9, 1);
-	tpath = write_file(REUSED("", ""));
+		    0, moved, 9, 2);
+	/* No remaps at all (an older trace): the inversion, said. */
+	check_order("a trace without remaps", path, REUSED_M("", "", ""),
+		    0, by_queue, 9, 1);
+	tpath = write_file(REUSED_M("", "", ""));
 	if (lw_open(&log, path) || lw_index_load(&log, &ix) ||
 	    lw_index_reorder(&ix, tpath))
 		FAIL("a trace without remaps: not read");
@@ -288,12 +299,124 @@ static void test_order_reused(void)
 		     (unsigned long long)ix.ambiguous);
 	lw_index_free(&ix);
 	lw_close(&log);
+	unlink(tpath);
+	free(tpath);
+	unlink(path);
+	free(path);
+
+	/*
+	 * The same without M: a sector written in G's batch and again in
+	 * F's, G remapped before F was queued, completing after.  Only G's
+	 * remap keeps F's batch, the newer write, behind G's.
+	 */
+	begin(&l);
+	entry(&l, 64, 8, LW_METADATA, NULL, 0);			/* 0: write 1 */
+	entry(&l, 0, 0, LW_FLUSH, NULL, 0);			/* 1: G */
+	entry(&l, 0, 0, LW_MARK, "o1", 0);			/* 2 */
+	entry(&l, 64, 8, LW_METADATA, NULL, 0);			/* 3: write 2 */
+	entry(&l, 312, 0, LW_FLUSH | LW_FUA | LW_METADATA, NULL, 0); /* 4: F */
+	entry(&l, 312, 8, LW_FUA | LW_METADATA, NULL, 0);	/* 5 */
+	entry(&l, 0, 0, LW_MARK, LW_END_MARK, 0);		/* 6 */
+	path = finish(&l, l.nr, LW_MAGIC);
+	{
+		static const uint64_t in_order[] = { 0, 1, 2, 3, 4, 5, 6 };
+
+		check_order("a rewrite behind a flush mapped first", path,
+			    Q("5.000001", "queue", "FWS 0 + 0")
+			    R("5.000002", "FWS 0 + 0", "0")
+			    Q("5.000003", "queue", "FWFSM 312 + 8")
+			    R("5.000004", "FWFSM 312 + 0", "312")
+			    Q("5.000005", "complete", "FWS 0 + 0")
+			    Q("5.000006", "complete", "WFSM 312 + 8"),
+			    0, in_order, 7, 0);
+	}
+	unlink(path);
+	free(path);
+
+	/*
+	 * A FUA write jumped: G (empty) is taken first, then a FUA write f
+	 * and a plain write w to the same sector complete, w the newer;
+	 * J (a PREFLUSH write queued before G completed, held up) takes w.
+	 * Nothing tells which of G and J the target mapped first, so J's
+	 * batch moves ahead of G's and f lands over w: said, not silent.
+	 */
+	begin(&l);
+	entry(&l, 0, 0, LW_FLUSH, NULL, 0);			/* 0: G */
+	entry(&l, 64, 8, LW_FUA | LW_METADATA, NULL, 0);	/* 1: f */
+	entry(&l, 64, 8, LW_METADATA, NULL, 0);			/* 2: w */
+	entry(&l, 312, 0, LW_FLUSH | LW_FUA | LW_METADATA, NULL, 0); /* 3: J */
+	entry(&l, 312, 8, LW_FUA | LW_METADATA, NULL, 0);	/* 4 */
+	entry(&l, 0, 0, LW_MARK, LW_END_MARK, 0);		/* 5 */
+	path = finish(&l, l.nr, LW_MAGIC);
+	tpath = write_file(Q("6.000001", "queue", "FWS 0 + 0")
+			   Q("6.000002", "queue", "FWFSM 312 + 8")
+			   R("6.000003", "FWS 0 + 0", "0")
+			   Q("6.000004", "complete", "FWS 0 + 0")
+			   Q("6.000005", "queue", "WFSM 64 + 8")
+			   Q("6.000006", "complete", "WFSM 64 + 8")
+			   R("6.000008", "FWFSM 312 + 0", "312")
+			   Q("6.000009", "complete", "WFSM 312 + 8"));
+	if (lw_open(&log, path) || lw_index_load(&log, &ix) ||
+	    lw_index_reorder(&ix, tpath))
+		FAIL("a FUA write jumped: not read");
+	if (ix.moved != 1 || ix.ambiguous != 1)
+		FAIL("a FUA write jumped: %llu moved, %llu ambiguous; want 1, 1",
+		     (unsigned long long)ix.moved,
+		     (unsigned long long)ix.ambiguous);
+	lw_index_free(&ix);
+	lw_close(&log);
+	unlink(tpath);
+	free(tpath);
+	check_order("a PREFLUSH write's flush remapped with data", path,
+		    Q("6.000001", "queue", "FWS 0 + 0")
+		    Q("6.000002", "queue", "FWFSM 312 + 8")
+		    R("6.000003", "FWFSM 312 + 8", "312"),
+		    -EINVAL, NULL, 0, 0);
 	check_order("a remap of a flush not issued", path,
 		    R("3.000000", "FWS 0 + 0", "0") REUSED("", ""),
 		    -EINVAL, NULL, 0, 0);
+#undef REUSED_M
 #undef REUSED
-	unlink(tpath);
-	free(tpath);
+#undef M_REMAP
+	unlink(path);
+	free(path);
+}
+
+/*
+ * A run's blocks taken by a sync's empty flush F that the target mapped
+ * before the manifest edit E recording the run, although E (a PREFLUSH
+ * write, from the background work on the other CPU) was queued first and
+ * completed first.  The run's write was durable when E completed, and
+ * F's batch must move ahead of E: E's remap shows it was mapped after F
+ * was queued.  By E's queueing alone it stays behind E, and the replay
+ * at E has the run recorded without its blocks.
+ */
+static void test_order_held_edit(void)
+{
+	static const uint64_t fixed[] = { 2, 0, 1, 3, 4, 5 };
+	static const uint64_t as_logged[] = { 0, 1, 2, 3, 4, 5 };
+	struct blog l;
+	char *path;
+
+	begin(&l);
+	entry(&l, 304, 0, LW_FLUSH | LW_FUA | LW_METADATA, NULL, 0); /* 0: E */
+	entry(&l, 304, 8, LW_FUA | LW_METADATA, NULL, 0);	/* 1 */
+	entry(&l, 1032, 8, LW_METADATA, NULL, 0);		/* 2: the run */
+	entry(&l, 0, 0, LW_FLUSH, NULL, 0);			/* 3: F */
+	entry(&l, 0, 0, LW_MARK, "o1", 0);			/* 4 */
+	entry(&l, 0, 0, LW_MARK, LW_END_MARK, 0);		/* 5 */
+	path = finish(&l, l.nr, LW_MAGIC);
+#define HELD(e_remap) \
+	Q("4.000001", "queue", "FWFSM 304 + 8")				\
+	Q("4.000002", "queue", "FWS 0 + 0")				\
+	R("4.000003", "FWS 0 + 0", "0") e_remap				\
+	Q("4.000005", "complete", "WFSM 304 + 8")			\
+	Q("4.000006", "complete", "FWS 0 + 0")
+	check_order("an edit queued first, mapped second", path,
+		    HELD(R("4.000004", "FWFSM 304 + 0", "304")), 0, fixed, 6, 1);
+	check_order("an edit queued first, not remapped", path,
+		    HELD(""), 0, as_logged, 6, 0);
+#undef HELD
 	unlink(path);
 	free(path);
 }
@@ -425,6 +548,7 @@ static void test_order(void)
 	unlink(path);
 	free(path);
 	test_order_reused();
+	test_order_held_edit();
 }
 
 int main(void)
