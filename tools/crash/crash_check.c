@@ -5,6 +5,7 @@
  *
  *   crash_check --log LOG --journal JOURNAL [--flush-trace TRACE]
  *               [--dumps DIR] [--variants N] [--gets N] [--reopen-every N]
+ *               [--memtable BYTES]
  *               [--seed N] [--only-entry E] [-v]
  *
  * LOG is what dm-log-writes wrote while lsm_crash_workload ran on the
@@ -35,6 +36,11 @@
  *  - it closes without error; every --reopen-every (8th) one opens again
  *    and is judged again.
  *
+ * The store opens with the workload's memtable size, or --memtable's:
+ * --memtable 1 makes every write of the recovery a run of its own, and
+ * the recoveries' flushes and merges (on threads of their own, as in the
+ * kernel) write and read the device all at once.
+ *
  * Points between which the log changed nothing on the device (marks
  * after marks) are the same device: it is opened once, at the last of
  * them, whose acknowledged writes include the others'.
@@ -57,6 +63,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -375,8 +382,15 @@ static void load_journal(void)
 
 /* ----- The device: the rebuilt base and a copy-on-write overlay ----- */
 
+/*
+ * The store's flush and merge work write and read from threads of their
+ * own, so @lock serializes @over and @touched among them (an unlocked
+ * overlay once lost a block from @touched, and the next point's store
+ * read what an earlier one had written there as its own run's block).
+ */
 struct ovdev {
 	struct lsm_bdev bdev;
+	pthread_mutex_t lock;
 	u8 **base;		/* [dev_blocks], NULL: zeros */
 	u8 **over;		/* [dev_blocks], what the store wrote since reset */
 	u64 *touched;
@@ -404,13 +418,16 @@ static int ov_read(struct lsm_bdev *bdev, u64 block, void *buf, u32 nr)
 
 	if (!nr || block >= bdev->nr_blocks || nr > bdev->nr_blocks - block)
 		return -EINVAL;
+	pthread_mutex_lock(&o->lock);
 	for (u32 i = 0; i < nr; i++)
 		memcpy((u8 *)buf + (size_t)i * LSM_BLOCK_SIZE,
 		       ov_block(o, block + i), LSM_BLOCK_SIZE);
+	pthread_mutex_unlock(&o->lock);
 	return 0;
 }
 
-/* The overlay's own copy of block @b, made from what it shows now. */
+/* The overlay's own copy of block @b, made from what it shows now.  Under
+ * @o->lock while the store is open. */
 static u8 *ov_own(struct ovdev *o, u64 b)
 {
 	if (!o->over[b]) {
@@ -437,10 +454,12 @@ static int ov_write(struct lsm_bdev *bdev, u64 block, const void *buf, u32 nr,
 
 	if (!nr || block >= bdev->nr_blocks || nr > bdev->nr_blocks - block)
 		return -EINVAL;
+	pthread_mutex_lock(&o->lock);
 	for (u32 i = 0; i < nr; i++)
 		memcpy(ov_own(o, block + i),
 		       (const u8 *)buf + (size_t)i * LSM_BLOCK_SIZE,
 		       LSM_BLOCK_SIZE);
+	pthread_mutex_unlock(&o->lock);
 	done(priv, 0);
 	return 0;
 }
@@ -689,13 +708,14 @@ static struct {
 } cnt;
 
 static unsigned int opt_gets = 16, opt_reopen = 8;
+static u64 opt_memtable;
 static long long only_entry = -1;
 
 /* Open the store on the device as it stands, judge it, close it. */
 static void judge_device(u64 mark)
 {
 	struct lsm_options opt = {
-		.memtable_bytes = memtable_bytes,
+		.memtable_bytes = opt_memtable ?: memtable_bytes,
 		.commit_interval_ms = 3600000,
 	};
 	struct lsm_store *st;
@@ -1006,6 +1026,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: crash_check --log LOG --journal JOURNAL [--flush-trace TRACE] [--dumps DIR]\n"
 		"                   [--variants N] [--gets N] [--reopen-every N] [--seed N]\n"
+		"                   [--memtable BYTES]\n"
 		"                   [--only-entry E] [-v]\n");
 	exit(2);
 }
@@ -1019,6 +1040,7 @@ int main(int argc, char **argv)
 		{ "variants", required_argument, NULL, 'V' },
 		{ "gets", required_argument, NULL, 'g' },
 		{ "reopen-every", required_argument, NULL, 'r' },
+		{ "memtable", required_argument, NULL, 'm' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "only-entry", required_argument, NULL, 'o' },
 		{ "flush-trace", required_argument, NULL, 'T' },
@@ -1036,6 +1058,7 @@ int main(int argc, char **argv)
 		case 'V': opt_variants = strtoul(optarg, NULL, 0); break;
 		case 'g': opt_gets = strtoul(optarg, NULL, 0); break;
 		case 'r': opt_reopen = strtoul(optarg, NULL, 0); break;
+		case 'm': opt_memtable = strtoull(optarg, NULL, 0); break;
 		case 's': seed = strtoull(optarg, NULL, 0) ?: 1; break;
 		case 'o': only_entry = strtoll(optarg, NULL, 0); break;
 		case 'T': trace_path = optarg; break;
@@ -1065,6 +1088,7 @@ int main(int argc, char **argv)
 	dev.over = calloc(dev_blocks, sizeof(*dev.over));
 	if (!dev.base || !dev.over)
 		fail("out of memory");
+	pthread_mutex_init(&dev.lock, NULL);
 	dev.bdev = (struct lsm_bdev){ .ops = &ov_ops, .nr_blocks = dev_blocks,
 				      .name = "crash-replay" };
 	walk();
