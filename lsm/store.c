@@ -30,6 +30,14 @@ void (*lsm_window_hook)(struct lsm_store *st, enum lsm_window win);
 #endif
 
 #define LSM_DEFAULT_MEMTABLE	(64ULL << 20)
+/*
+ * Memtables this large bump-allocate their records (LSM_POOL_DEFAULT, the
+ * arena: 248 bytes per 100-byte put against 336 in the doubling size
+ * classes, Documentation/lsm-memory.rst).  An arena counts its 1 MiB
+ * slabs whole, so a smaller memtable would be full at its first record;
+ * from 16 slabs up the rounding costs at most a sixteenth of it.
+ */
+#define LSM_ARENA_MIN_MEMTABLE	(16ULL * LSM_POOL_SLAB_SIZE)
 #define LSM_DEFAULT_IMMUTABLES	2
 #define LSM_DEFAULT_COMMIT_MS	5000
 #define LSM_DEFAULT_L0_COMPACT	4
@@ -914,7 +922,8 @@ int lsm_store_open(struct lsm_bdev *bdev, const struct lsm_options *opt,
 	err = lsm_manifest_check(&st->m, 0);
 	if (err)
 		goto fail_manifest;
-	st->pool = lsm_pool_create(LSM_POOL_CLASSES, GFP_KERNEL);
+	st->pool = lsm_pool_create(st->opt.memtable_bytes >= LSM_ARENA_MIN_MEMTABLE ?
+				   LSM_POOL_DEFAULT : LSM_POOL_CLASSES, GFP_KERNEL);
 	err = -ENOMEM;
 	if (!st->pool)
 		goto fail_manifest;

@@ -236,11 +236,15 @@ static int lsm_store_flush_one(struct lsm_store *st)
 	ls->lv[0]--;
 	st->flushes++;
 	st->run_bytes += rl->info.nr_blocks * LSM_BLOCK_SIZE;
+	/*
+	 * The event before the publish wakes lsm_store_flush()'s waiters:
+	 * whoever saw the flush end (and the count go up) has its event.
+	 */
+	lsm_store_trace_flush(st, &run, imm->last_seq, 0, t0);
 	lsm_layers_publish(st, ls);
 	mutex_unlock(&st->write_mutex);
 	WRITE_ONCE(st->flush_error, 0);
 	queue_work(system_unbound_wq, &st->compact_work);
-	lsm_store_trace_flush(st, &run, imm->last_seq, 0, t0);
 	lsm_layers_put(st, snap);
 	lsm_edit_free(e);
 	kfree(freed);
