@@ -15,7 +15,8 @@
  *    pieces that meet at the wrap point (flag LSM_MEM_REC_WRAPPED), and
  *    readers join them back into one window.
  *  - A tombstone is a record with LSM_EXT_TOMBSTONE and no value.
- *  - Each record counts its pieces; the writer knows which pieces a put
+ *  - Without an arena, each record counts its pieces (in the head before
+ *    it, struct lsm_mem_life); the writer knows which pieces a put
  *    removes or splits.  A record whose last piece goes waits for an RCU
  *    grace period, since readers may still be copying it: retired records
  *    are chained (@mt->retiring) and given to call_rcu() in batches of
@@ -24,7 +25,8 @@
  *    at its next put.  So the pool is used from the
  *    writer's context alone, and a freed record goes to the per-CPU cache
  *    of the CPU that will allocate the next one.  With an arena
- *    (LSM_POOL_ARENA) nothing is freed before the memtable is.
+ *    (LSM_POOL_ARENA) nothing is freed before the memtable is, and the
+ *    records have no head and count nothing.
  *
  * Concurrency contract:
  *  - Writers (lsm_mem_apply()) are serialized by the caller; a second
@@ -79,14 +81,9 @@
  * @seq:    sequence number
  * @flags:  LSM_EXT_* and LSM_MEM_REC_*
  * @vlen:   bytes of value
- * @pieces: pieces of it in the map; written by the writer only
- * @mt:     the memtable, for the RCU callback
- * @rcu:    hands it back to @mt after a grace period
- * @dead:   on @mt->dead, once the grace period is over
  * @value:  the value, or with LSM_MEM_REC_OUTVAL a pointer to it
  *
- * Everything but @pieces and @rcu is written before the record is
- * published and never after.
+ * Written before the record is published and never after.
  */
 struct lsm_mem_rec {
 	u64 key;
@@ -94,13 +91,28 @@ struct lsm_mem_rec {
 	u64 seq;
 	u32 flags;
 	u32 vlen;
+	u8 value[];
+};
+
+/**
+ * struct lsm_mem_life - what a record freed on its own needs, before it
+ * @pieces: pieces of it in the map; written by the writer only
+ * @dead:   on @mt->dead, once the grace period is over
+ * @mt:     the memtable, for the RCU callback
+ * @rcu:    hands it back to @mt after a grace period
+ * @rec:    the record
+ *
+ * A memtable with an arena frees nothing before it goes, and its records
+ * go without this head: 32 bytes a record less.
+ */
+struct lsm_mem_life {
 	union {
 		u32 pieces;
 		struct llist_node dead;
 	};
 	struct lsm_memtable *mt;
 	struct rcu_head rcu;
-	u8 value[];
+	struct lsm_mem_rec rec;
 };
 
 /**
@@ -129,6 +141,7 @@ struct lsm_mem_old {
  * @old:      the writer's scratch list of pieces a put changes
  * @old_cap:  entries @old holds
  * @applying: a writer is inside lsm_mem_apply()
+ * @arena_kind: @pool is of kind LSM_POOL_ARENA (asked once, at create)
  */
 struct lsm_memtable {
 	struct sl_extent_map em;
@@ -143,11 +156,12 @@ struct lsm_memtable {
 	struct lsm_mem_old *old;
 	unsigned int old_cap;
 	bool applying;
+	bool arena_kind;
 };
 
 static bool lsm_mem_is_arena(const struct lsm_memtable *mt)
 {
-	return lsm_pool_kind(mt->pool) == LSM_POOL_ARENA;
+	return mt->arena_kind;
 }
 
 /* The record of a piece: disk_start - start, modulo 2^64. */
@@ -168,19 +182,40 @@ static const u8 *lsm_mem_value(const struct lsm_mem_rec *rec)
 	return rec->value;
 }
 
-/* The size of a record's own allocation. */
-static size_t lsm_mem_rec_size(u32 vlen)
+static struct lsm_mem_life *lsm_mem_life_of(struct lsm_mem_rec *rec)
 {
-	size_t inline_size = sizeof(struct lsm_mem_rec) + vlen;
-
-	if (inline_size <= LSM_POOL_MAX_SIZE)
-		return inline_size;
-	return sizeof(struct lsm_mem_rec) + sizeof(void *);
+	return container_of(rec, struct lsm_mem_life, rec);
 }
 
-static bool lsm_mem_outval(u32 vlen)
+/* A record's head: with its life, unless the memtable has an arena. */
+static size_t lsm_mem_head_size(const struct lsm_memtable *mt)
 {
-	return sizeof(struct lsm_mem_rec) + vlen > LSM_POOL_MAX_SIZE;
+	return lsm_mem_is_arena(mt) ? sizeof(struct lsm_mem_rec) :
+				      sizeof(struct lsm_mem_life);
+}
+
+static bool lsm_mem_outval(const struct lsm_memtable *mt, u32 vlen)
+{
+	return lsm_mem_head_size(mt) + vlen > LSM_POOL_MAX_SIZE;
+}
+
+/* The size of a record's own allocation. */
+static size_t lsm_mem_rec_size(const struct lsm_memtable *mt, u32 vlen)
+{
+	if (lsm_mem_outval(mt, vlen))
+		return lsm_mem_head_size(mt) + sizeof(void *);
+	return lsm_mem_head_size(mt) + vlen;
+}
+
+/*
+ * Pieces of @rec in the map, counted only where a record is freed when
+ * its last piece goes (no arena).
+ */
+static void lsm_mem_pieces_set(struct lsm_memtable *mt,
+			       struct lsm_mem_rec *rec, u32 n)
+{
+	if (!lsm_mem_is_arena(mt))
+		lsm_mem_life_of(rec)->pieces = n;
 }
 
 static void *lsm_mem_alloc(struct lsm_memtable *mt, size_t size, gfp_t gfp)
@@ -204,18 +239,20 @@ static void lsm_mem_free(struct lsm_memtable *mt, void *obj, size_t size)
 	lsm_pool_free(mt->pool, obj, size);
 }
 
-static void lsm_mem_rec_free(struct lsm_mem_rec *rec)
+/* Free a record of a memtable without an arena. */
+static void lsm_mem_rec_free(struct lsm_mem_life *life)
 {
-	struct lsm_memtable *mt = rec->mt;
+	struct lsm_memtable *mt = life->mt;
+	struct lsm_mem_rec *rec = &life->rec;
 
 	if (rec->flags & LSM_MEM_REC_OUTVAL)
 		lsm_mem_free(mt, *(void **)rec->value, rec->vlen);
-	lsm_mem_free(mt, rec, lsm_mem_rec_size(rec->vlen));
+	lsm_mem_free(mt, life, lsm_mem_rec_size(mt, rec->vlen));
 }
 
 static void lsm_mem_batch_dead_cb(struct rcu_head *head)
 {
-	struct lsm_mem_rec *first = container_of(head, struct lsm_mem_rec, rcu);
+	struct lsm_mem_life *first = container_of(head, struct lsm_mem_life, rcu);
 	struct lsm_memtable *mt = first->mt;
 	struct llist_node *node = &first->dead, *next;
 
@@ -235,18 +272,18 @@ static void lsm_mem_reap(struct lsm_memtable *mt)
 		return;
 	for (node = llist_del_all(&mt->dead); node; node = next) {
 		next = node->next;
-		lsm_mem_rec_free(container_of(node, struct lsm_mem_rec, dead));
+		lsm_mem_rec_free(container_of(node, struct lsm_mem_life, dead));
 	}
 }
 
 /* Hand the retired records to RCU, the first one carrying the batch. */
 static void lsm_mem_retire_flush(struct lsm_memtable *mt)
 {
-	struct lsm_mem_rec *first;
+	struct lsm_mem_life *first;
 
 	if (!mt->retiring)
 		return;
-	first = container_of(mt->retiring, struct lsm_mem_rec, dead);
+	first = container_of(mt->retiring, struct lsm_mem_life, dead);
 	call_rcu(&first->rcu, lsm_mem_batch_dead_cb);
 	mt->retiring = NULL;
 	mt->nr_retiring = 0;
@@ -256,10 +293,13 @@ static void lsm_mem_retire_flush(struct lsm_memtable *mt)
 static void lsm_mem_rec_retire(struct lsm_memtable *mt,
 			       struct lsm_mem_rec *rec)
 {
+	struct lsm_mem_life *life;
+
 	if (lsm_mem_is_arena(mt))
 		return;
-	rec->dead.next = mt->retiring;
-	mt->retiring = &rec->dead;
+	life = lsm_mem_life_of(rec);
+	life->dead.next = mt->retiring;
+	mt->retiring = &life->dead;
 	if (++mt->nr_retiring >= LSM_MEM_RETIRE_BATCH)
 		lsm_mem_retire_flush(mt);
 }
@@ -268,24 +308,33 @@ static struct lsm_mem_rec *lsm_mem_rec_new(struct lsm_memtable *mt,
 					   const struct lsm_extent *ext,
 					   gfp_t gfp)
 {
+	size_t size = lsm_mem_rec_size(mt, ext->vlen);
 	struct lsm_mem_rec *rec;
+	void *obj;
 	u8 *value;
 
-	rec = lsm_mem_alloc(mt, lsm_mem_rec_size(ext->vlen), gfp);
-	if (!rec)
+	obj = lsm_mem_alloc(mt, size, gfp);
+	if (!obj)
 		return NULL;
+	if (lsm_mem_is_arena(mt)) {
+		rec = obj;
+	} else {
+		struct lsm_mem_life *life = obj;
+
+		life->pieces = 0;
+		life->mt = mt;
+		rec = &life->rec;
+	}
 	rec->key = ext->key;
 	rec->len = ext->len;
 	rec->seq = ext->seq;
 	rec->flags = ext->flags;
 	rec->vlen = ext->vlen;
-	rec->pieces = 0;
-	rec->mt = mt;
 	value = rec->value;
-	if (lsm_mem_outval(ext->vlen)) {
+	if (lsm_mem_outval(mt, ext->vlen)) {
 		value = lsm_mem_alloc(mt, ext->vlen, gfp);
 		if (!value) {
-			lsm_mem_free(mt, rec, lsm_mem_rec_size(ext->vlen));
+			lsm_mem_free(mt, obj, size);
 			return NULL;
 		}
 		rec->flags |= LSM_MEM_REC_OUTVAL;
@@ -315,6 +364,7 @@ struct lsm_memtable *lsm_mem_create(struct lsm_pool *pool, gfp_t gfp)
 		return NULL;
 	}
 	mt->pool = pool;
+	mt->arena_kind = lsm_pool_kind(pool) == LSM_POOL_ARENA;
 	lsm_arena_init(&mt->arena, pool);
 	rwlock_init(&mt->lock);
 	seqcount_rwlock_init(&mt->seq, &mt->lock);
@@ -340,11 +390,12 @@ void lsm_mem_destroy(struct lsm_memtable *mt)
 
 	if (!mt)
 		return;
-	while (sl_em_walk(&mt->em, &cur, &info)) {
-		struct lsm_mem_rec *rec = lsm_mem_rec_of(&info);
+	/* An arena's records go with it, below. */
+	while (!lsm_mem_is_arena(mt) && sl_em_walk(&mt->em, &cur, &info)) {
+		struct lsm_mem_life *life = lsm_mem_life_of(lsm_mem_rec_of(&info));
 
-		if (!--rec->pieces)
-			lsm_mem_rec_retire(mt, rec);
+		if (!--life->pieces)
+			lsm_mem_rec_retire(mt, &life->rec);
 	}
 	lsm_mem_retire_flush(mt);
 	sl_em_destroy(&mt->em);
@@ -461,7 +512,7 @@ static int lsm_mem_add_fast(struct lsm_memtable *mt, struct lsm_mem_rec *rec,
 	struct lsm_mem_rec *prev;
 	int ret;
 
-	rec->pieces = 1;
+	lsm_mem_pieces_set(mt, rec, 1);
 	ret = sl_em_add(&mt->em, &info, 0, gfp);
 	if (ret != -EEXIST)
 		return ret;
@@ -473,7 +524,7 @@ static int lsm_mem_add_fast(struct lsm_memtable *mt, struct lsm_mem_rec *rec,
 	if (ret)
 		return ret;
 	prev = lsm_mem_rec_of(&old);
-	if (!--prev->pieces)
+	if (!lsm_mem_is_arena(mt) && !--lsm_mem_life_of(prev)->pieces)
 		lsm_mem_rec_retire(mt, prev);
 	return 0;
 }
@@ -487,7 +538,7 @@ static int lsm_mem_insert(struct lsm_memtable *mt, struct lsm_mem_rec *rec,
 	int ret;
 
 	if (!lsm_mem_rec_wraps(rec)) {
-		rec->pieces = 1;
+		lsm_mem_pieces_set(mt, rec, 1);
 		return sl_em_add(&mt->em, &info, 0, gfp);
 	}
 	/* The disk range wraps: the unit @wrap lies inside the extent. */
@@ -504,7 +555,7 @@ static int lsm_mem_insert(struct lsm_memtable *mt, struct lsm_mem_rec *rec,
 		WARN_ON_ONCE(sl_em_remove(&mt->em, rec->key));
 		return ret;
 	}
-	rec->pieces = 2;
+	lsm_mem_pieces_set(mt, rec, 2);
 	return 0;
 }
 
@@ -546,18 +597,21 @@ static void lsm_mem_account(struct lsm_memtable *mt, unsigned int nr,
 {
 	unsigned int i;
 
+	if (lsm_mem_is_arena(mt))
+		return;
 	for (i = 0; i < nr; i++) {
 		const struct sl_extent_info *info = &mt->old[i].info;
 		struct lsm_mem_rec *rec = lsm_mem_rec_of(info);
+		struct lsm_mem_life *life = lsm_mem_life_of(rec);
 		u64 info_last = lsm_last(info->start, info->len);
 
 		if (info->start >= key && info_last <= last)
-			rec->pieces--;
+			life->pieces--;
 		else if (info->start < key && info_last > last)
-			rec->pieces++;
+			life->pieces++;
 		if (restored && mt->old[i].back)
-			rec->pieces++;
-		if (!rec->pieces)
+			life->pieces++;
+		if (!life->pieces)
 			lsm_mem_rec_retire(mt, rec);
 	}
 }
