@@ -304,6 +304,13 @@ static void lsm_mem_rec_retire(struct lsm_memtable *mt,
 		lsm_mem_retire_flush(mt);
 }
 
+/* A piece of @rec left the map: retire it with its last one (no arena). */
+static void lsm_mem_piece_gone(struct lsm_memtable *mt, struct lsm_mem_rec *rec)
+{
+	if (!lsm_mem_is_arena(mt) && !--lsm_mem_life_of(rec)->pieces)
+		lsm_mem_rec_retire(mt, rec);
+}
+
 static struct lsm_mem_rec *lsm_mem_rec_new(struct lsm_memtable *mt,
 					   const struct lsm_extent *ext,
 					   gfp_t gfp)
@@ -391,12 +398,8 @@ void lsm_mem_destroy(struct lsm_memtable *mt)
 	if (!mt)
 		return;
 	/* An arena's records go with it, below. */
-	while (!lsm_mem_is_arena(mt) && sl_em_walk(&mt->em, &cur, &info)) {
-		struct lsm_mem_life *life = lsm_mem_life_of(lsm_mem_rec_of(&info));
-
-		if (!--life->pieces)
-			lsm_mem_rec_retire(mt, &life->rec);
-	}
+	while (!lsm_mem_is_arena(mt) && sl_em_walk(&mt->em, &cur, &info))
+		lsm_mem_piece_gone(mt, lsm_mem_rec_of(&info));
 	lsm_mem_retire_flush(mt);
 	sl_em_destroy(&mt->em);
 	/* Readers are done once a grace period passes, and callbacks run. */
@@ -524,8 +527,7 @@ static int lsm_mem_add_fast(struct lsm_memtable *mt, struct lsm_mem_rec *rec,
 	if (ret)
 		return ret;
 	prev = lsm_mem_rec_of(&old);
-	if (!lsm_mem_is_arena(mt) && !--lsm_mem_life_of(prev)->pieces)
-		lsm_mem_rec_retire(mt, prev);
+	lsm_mem_piece_gone(mt, prev);
 	return 0;
 }
 

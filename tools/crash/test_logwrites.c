@@ -208,6 +208,31 @@ static void check_order(const char *what, const char *logpath,
 	}
 }
 
+/* The counts of @log's reorder by @trace, which must be read. */
+static void check_counts(const char *what, const char *logpath,
+			 const char *trace, uint64_t moved, uint64_t kept,
+			 uint64_t ambiguous)
+{
+	struct lw_log log;
+	struct lw_index ix;
+	char *tpath = write_file(trace);
+
+	if (lw_open(&log, logpath) || lw_index_load(&log, &ix) ||
+	    lw_index_reorder(&ix, tpath))
+		FAIL("%s: not read", what);
+	if (ix.moved != moved || ix.kept != kept || ix.ambiguous != ambiguous)
+		FAIL("%s: %llu moved, %llu kept, %llu ambiguous; want %llu, %llu, %llu",
+		     what, (unsigned long long)ix.moved,
+		     (unsigned long long)ix.kept,
+		     (unsigned long long)ix.ambiguous,
+		     (unsigned long long)moved, (unsigned long long)kept,
+		     (unsigned long long)ambiguous);
+	lw_index_free(&ix);
+	lw_close(&log);
+	unlink(tpath);
+	free(tpath);
+}
+
 #define Q(t, kind, rest) \
 	"  w-1 [000] ..... " t ": block_bio_" kind ": 253,0 " rest " [w]\n"
 
@@ -237,10 +262,8 @@ static void test_order_reused(void)
 	static const uint64_t fixed[] = { 2, 0, 1, 3, 4, 5, 6, 7, 8 };
 	static const uint64_t moved[] = { 2, 0, 1, 5, 3, 4, 6, 7, 8 };
 	static const uint64_t by_queue[] = { 0, 1, 5, 2, 3, 4, 6, 7, 8 };
-	struct lw_log log;
-	struct lw_index ix;
 	struct blog l;
-	char *path, *tpath;
+	char *path;
 
 	begin(&l);
 	entry(&l, 304, 0, LW_FLUSH | LW_FUA | LW_METADATA, NULL, 0); /* 0: M */
@@ -266,18 +289,8 @@ static void test_order_reused(void)
 		    REUSED(R("3.000003", "FWS 0 + 0", "0"),
 			   R("3.000007", "FWFSM 312 + 0", "312")),
 		    0, fixed, 9, 1);
-	tpath = write_file(REUSED(R("3.000003", "FWS 0 + 0", "0"), ""));
-	if (lw_open(&log, path) || lw_index_load(&log, &ix) ||
-	    lw_index_reorder(&ix, tpath))
-		FAIL("a block reused under a slow flush: not read");
-	if (ix.kept != 1 || ix.ambiguous != 0)
-		FAIL("a block reused under a slow flush: %llu kept, %llu ambiguous; want 1, 0",
-		     (unsigned long long)ix.kept,
-		     (unsigned long long)ix.ambiguous);
-	lw_index_free(&ix);
-	lw_close(&log);
-	unlink(tpath);
-	free(tpath);
+	check_counts("a block reused under a slow flush", path,
+		     REUSED(R("3.000003", "FWS 0 + 0", "0"), ""), 1, 1, 0);
 	/*
 	 * No remap of G: either of G and F may have been mapped first, but
 	 * G's batch moves ahead of M (remapped after G was queued), so the
@@ -289,18 +302,8 @@ static void test_order_reused(void)
 	/* No remaps at all (an older trace): the inversion, said. */
 	check_order("a trace without remaps", path, REUSED_M("", "", ""),
 		    0, by_queue, 9, 1);
-	tpath = write_file(REUSED_M("", "", ""));
-	if (lw_open(&log, path) || lw_index_load(&log, &ix) ||
-	    lw_index_reorder(&ix, tpath))
-		FAIL("a trace without remaps: not read");
-	if (ix.moved != 1 || ix.ambiguous != 1)
-		FAIL("a trace without remaps: %llu moved, %llu ambiguous; want 1, 1",
-		     (unsigned long long)ix.moved,
-		     (unsigned long long)ix.ambiguous);
-	lw_index_free(&ix);
-	lw_close(&log);
-	unlink(tpath);
-	free(tpath);
+	check_counts("a trace without remaps", path, REUSED_M("", "", ""),
+		     1, 0, 1);
 	unlink(path);
 	free(path);
 
@@ -348,25 +351,16 @@ static void test_order_reused(void)
 	entry(&l, 312, 8, LW_FUA | LW_METADATA, NULL, 0);	/* 4 */
 	entry(&l, 0, 0, LW_MARK, LW_END_MARK, 0);		/* 5 */
 	path = finish(&l, l.nr, LW_MAGIC);
-	tpath = write_file(Q("6.000001", "queue", "FWS 0 + 0")
+	check_counts("a FUA write jumped", path,
+		     Q("6.000001", "queue", "FWS 0 + 0")
 			   Q("6.000002", "queue", "FWFSM 312 + 8")
 			   R("6.000003", "FWS 0 + 0", "0")
 			   Q("6.000004", "complete", "FWS 0 + 0")
 			   Q("6.000005", "queue", "WFSM 64 + 8")
 			   Q("6.000006", "complete", "WFSM 64 + 8")
 			   R("6.000008", "FWFSM 312 + 0", "312")
-			   Q("6.000009", "complete", "WFSM 312 + 8"));
-	if (lw_open(&log, path) || lw_index_load(&log, &ix) ||
-	    lw_index_reorder(&ix, tpath))
-		FAIL("a FUA write jumped: not read");
-	if (ix.moved != 1 || ix.ambiguous != 1)
-		FAIL("a FUA write jumped: %llu moved, %llu ambiguous; want 1, 1",
-		     (unsigned long long)ix.moved,
-		     (unsigned long long)ix.ambiguous);
-	lw_index_free(&ix);
-	lw_close(&log);
-	unlink(tpath);
-	free(tpath);
+			   Q("6.000009", "complete", "WFSM 312 + 8"),
+		     1, 0, 1);
 	check_order("a PREFLUSH write's flush remapped with data", path,
 		    Q("6.000001", "queue", "FWS 0 + 0")
 		    Q("6.000002", "queue", "FWFSM 312 + 8")
