@@ -21,6 +21,9 @@
  * @path:           the file or block device the store lives on
  * @device:         the character device of the kernel backend
  * @db_bytes:       the size a new file is created with
+ * @in_place:       format a new store on the file as it stands (at least
+ *                  @db_bytes), as on a block device, instead of on a fresh
+ *                  sparse file
  * @memtable_bytes: db_bench's --write_buffer_size
  * @max_immutables: db_bench's --max_write_buffer_number less the active one
  * @no_wal:         db_bench's --disable_wal
@@ -31,6 +34,7 @@ struct lsmb_config {
 	const char *path;
 	const char *device;
 	uint64_t db_bytes;
+	bool in_place;
 	uint64_t memtable_bytes;
 	uint32_t max_immutables;
 	bool no_wal;

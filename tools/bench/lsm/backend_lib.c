@@ -11,6 +11,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -26,6 +28,7 @@ struct lsmb_db {
 	struct lsm_store *st;
 	struct lsm_bdev *bdev;
 	const char *path;
+	bool in_place;
 };
 
 /* Per thread: a scan's pieces and values, reused from scan to scan. */
@@ -43,8 +46,13 @@ static bool lib_loaded;
 
 /*
  * A fresh store starts on a fresh file: cut back to nothing and grown to
- * @cfg->db_bytes again (sparse), so no block of an earlier run is read
- * back as the new store's.  A block device is formatted as it is.
+ * @cfg->db_bytes again (sparse), so that the file's allocated blocks are
+ * the store's own (the space figure).  A block device is formatted as it
+ * is, and so is a file with @cfg->in_place: a file written through once
+ * then behaves as a device, with no block allocated at write time (which
+ * a sync write to a sparse file pays in a journal commit).  Blocks of an
+ * earlier store there are never read back as the new one's: every block
+ * names its store's random id.
  */
 static int lib_prepare_file(const struct lsmb_config *cfg)
 {
@@ -53,6 +61,16 @@ static int lib_prepare_file(const struct lsmb_config *cfg)
 
 	if (!stat(cfg->path, &sb) && S_ISBLK(sb.st_mode))
 		return 0;
+	if (cfg->in_place) {
+		if (stat(cfg->path, &sb))
+			return -errno;
+		if (!S_ISREG(sb.st_mode) || (uint64_t)sb.st_size < cfg->db_bytes) {
+			fprintf(stderr, "lsm_bench: --db_in_place: %s is not a file of at least --db_bytes=%" PRIu64 " bytes\n",
+				cfg->path, cfg->db_bytes);
+			return -EINVAL;
+		}
+		return 0;
+	}
 	fd = open(cfg->path, O_RDWR | O_CREAT, 0644);
 	if (fd < 0)
 		return -errno;
@@ -93,6 +111,7 @@ static int lib_open(const struct lsmb_config *cfg, bool fresh,
 	if (!db)
 		return -ENOMEM;
 	db->path = cfg->path;
+	db->in_place = cfg->in_place;
 	/* The file's or device's own size (lib_prepare_file() set a file's). */
 	db->bdev = filedev_open(cfg->path, 0, 0);
 	if (!db->bdev) {
@@ -237,8 +256,11 @@ static int lib_stats(struct lsmb_db *db, struct lsmb_stats *out)
 		.cache_hits = s.cache_hits, .cache_misses = s.cache_misses,
 		.cache_bytes = s.cache_bytes,
 	};
-	/* A sparse file's blocks: those the store has ever written. */
-	if (!stat(db->path, &sb) && S_ISREG(sb.st_mode))
+	/*
+	 * A sparse file's blocks: those the store has ever written (a file
+	 * used in place is all allocated, as a block device is: 0).
+	 */
+	if (!db->in_place && !stat(db->path, &sb) && S_ISREG(sb.st_mode))
 		out->alloc_bytes = (uint64_t)sb.st_blocks * 512;
 	return 0;
 }

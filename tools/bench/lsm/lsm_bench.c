@@ -71,7 +71,7 @@ static struct {
 	const char *benchmarks;
 	int64_t num, reads, writes;
 	int key_size, value_size, threads, batch_size, seek_nexts, max_range;
-	bool sync, disable_wal, use_existing_db, histogram;
+	bool sync, disable_wal, use_existing_db, histogram, db_in_place;
 	int64_t write_buffer_size;
 	int max_write_buffer_number;
 	uint64_t seed, db_bytes, cache_size;
@@ -145,6 +145,10 @@ static void usage(void)
 "  --histogram              accepted; latency percentiles are always printed\n"
 "  --db=PATH                the file (or block device) the store lives on\n"
 "  --db_bytes=B             the size a new file is made (%" PRIu64 ")\n"
+"  --db_in_place            a new store is formatted on the file --db as it\n"
+"                           stands, as on a block device, not on a fresh\n"
+"                           sparse file: on a file written through once,\n"
+"                           writes allocate nothing in the file system\n"
 "  --backend=lib|dev        lib: the userspace library on --db (lsm_bench);\n"
 "                           dev: sl_lsm.ko through --device, attached to the\n"
 "                           block device --db (lsm_bench_dev)\n"
@@ -181,6 +185,7 @@ static const struct flag {
 	{ "max_write_buffer_number", F_INT, &flags.max_write_buffer_number },
 	{ "seed", F_U64, &flags.seed },
 	{ "db_bytes", F_U64, &flags.db_bytes },
+	{ "db_in_place", F_BOOL, &flags.db_in_place },
 	{ "cache_size", F_U64, &flags.cache_size },
 	{ "db", F_STR, &flags.db },
 	{ "json", F_STR, &flags.json },
@@ -924,7 +929,7 @@ int main(int argc, char **argv)
 #endif
 	config = (struct lsmb_config){
 		.path = flags.db, .device = flags.device,
-		.db_bytes = flags.db_bytes,
+		.db_bytes = flags.db_bytes, .in_place = flags.db_in_place,
 		.memtable_bytes = flags.write_buffer_size,
 		.max_immutables = flags.max_write_buffer_number - 1,
 		.no_wal = flags.disable_wal,

@@ -104,6 +104,15 @@ KEY_BYTES, VALUE_BYTES = 8, 100
 # overwrite writes at least this many memtables of user data (keys and
 # values), so that memtables are written out and merged while it runs.
 OVERWRITE_MEMTABLES = 5
+# fillsync puts the store (library backend) on a file written through
+# once per run, formatted in place each cell as a block device is: a sync
+# write to a fresh sparse file allocates its block, and ext4 commits its
+# journal for that in the fdatasync, a cost a block device never has
+# (RocksDB's log is a file on the same file system, as it always is).
+# Each synchronous write takes a log block of its own, so the file holds
+# SYNC_IMAGE_BASE plus a few blocks per write.
+SYNC_IMAGE_BASE = 256 << 20
+SYNC_IMAGE_BLOCKS_PER_WRITE = 3
 # seekrandom reads this many keys after each seek (RocksDB's
 # benchmark.sh uses 10).
 SEEK_NEXTS = 10
@@ -410,11 +419,31 @@ class Runner:
         self.content = {OURS: None, PEER: None}
         self.masters = {}
         self.expected = {}
+        self.sync_image_bytes = None
 
     def db_path(self, impl):
         if impl == PEER:
             return os.path.join(self.dbdir, "rocksdb")
         return self.args.lsm_db or os.path.join(self.dbdir, "lsm.img")
+
+    def sync_image(self):
+        """The flags that put a fillsync cell's store on this run's
+        written-through image (made on first use)."""
+        a = self.args
+        if a.lsm_backend != "lib" or a.lsm_db:
+            return {}
+        size = SYNC_IMAGE_BASE + SYNC_IMAGE_BLOCKS_PER_WRITE * 4096 * \
+            a.fillsync_writes * max(int(t) for t in a.threads.split(","))
+        path = os.path.join(self.dbdir, "lsm-sync.img")
+        if self.sync_image_bytes != size:
+            chunk = bytes(8 << 20)
+            with open(path, "wb") as f:
+                for _ in range(-(-size // len(chunk))):
+                    f.write(chunk)
+                os.fsync(f.fileno())
+            self.sync_image_bytes = size
+        return {"db": path, "db_bytes": os.path.getsize(path),
+                "db_in_place": 1}
 
     def copyable(self, impl):
         """A database that is a file or a directory: prepared once per
@@ -458,7 +487,7 @@ class Runner:
             if self.args.lsm_backend == "dev":
                 flags["device"] = self.args.device
             exe = [self.args.lsm_bench]
-        flags["db"] = self.db_path(impl)
+        flags.setdefault("db", self.db_path(impl))
         flags["benchmarks"] = benchmarks
         return exe + [f"--{k}={v}" for k, v in flags.items()]
 
@@ -581,6 +610,8 @@ class Runner:
         if wl.attach:
             return self.attach_cell(impl, wl, rnd)
         flags = self.cell_flags(wl, threads)
+        if wl.name == "fillsync" and impl == OURS:
+            flags.update(self.sync_image())
         tag = f"r{rnd}-{wl.name}-t{threads}"
         if wl.prepared and (wl.private or self.content[impl] != wl.prepared):
             self.restore(impl, wl.prepared, rnd)
