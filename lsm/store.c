@@ -8,6 +8,7 @@
  */
 #include <linux/delay.h>
 #include <linux/errno.h>
+#include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
@@ -194,6 +195,56 @@ static int lsm_store_check_ops(const struct lsm_op *ops, unsigned int n)
 	return 0;
 }
 
+/* A synchronous writer's record is in the log: a gathering leader counts it. */
+static void lsm_store_appended(struct lsm_store *st)
+{
+	bool gathering;
+
+	spin_lock(&st->commit_lock);
+	gathering = st->gathering;
+	spin_unlock(&st->commit_lock);
+	if (gathering)
+		wake_up(&st->gather_wait);
+}
+
+/*
+ * Whether the log holds @want records past the durable mark (a leader
+ * calls this: the mark cannot move meanwhile).
+ */
+static bool lsm_store_gathered(struct lsm_store *st, u64 want)
+{
+	return READ_ONCE(st->next_seq) - 1 - READ_ONCE(st->durable_seq) >= want;
+}
+
+/*
+ * Before a leader seals: synchronous writers on their way to the log, or
+ * coming back with their next write, would each lead a flush of their
+ * own right after this one, so wait for them to join it.  The leader
+ * waits until the log holds as many records past the durable mark as
+ * there are synchronous writers in the store, or as the last flush
+ * covered (the writers it woke, most of which write again), and no
+ * longer than half the last flush took: a writer that does not come
+ * costs little.  A writer alone never waits: its own record is the one
+ * wanted.
+ */
+static void lsm_store_gather(struct lsm_store *st)
+{
+	u64 want, wait_ns;
+
+	spin_lock(&st->commit_lock);
+	want = max_t(u64, st->sync_writers, st->last_group);
+	wait_ns = st->flush_ns / 2;
+	st->gathering = want > 1 && wait_ns;
+	spin_unlock(&st->commit_lock);
+	if (!st->gathering)
+		return;
+	wait_event_hrtimeout(st->gather_wait, lsm_store_gathered(st, want),
+			     ns_to_ktime(wait_ns));
+	spin_lock(&st->commit_lock);
+	st->gathering = false;
+	spin_unlock(&st->commit_lock);
+}
+
 /* Whether a writer waiting for @seq has something to do. */
 static bool lsm_store_commit_turn(struct lsm_store *st, u64 seq)
 {
@@ -209,8 +260,9 @@ static bool lsm_store_commit_turn(struct lsm_store *st, u64 seq)
  * block; they wait.  When the flush ends its leader wakes them all:
  * those it covered return its result, and the first of the others to
  * run leads the next flush, which seals and covers every record
- * appended by then.  Nobody waits on purpose for more writers: a flush
- * starts as soon as the previous one ends and a writer needs it.
+ * appended by then.  Before it seals, a leader that is not alone waits
+ * a little for the others to join (lsm_store_gather()); a writer alone
+ * starts its flush at once.
  *
  * A failed seal or flush turns the store read-only before the waiters
  * wake, so that every writer it covered, and every later one, sees
@@ -219,7 +271,7 @@ static bool lsm_store_commit_turn(struct lsm_store *st, u64 seq)
  */
 static int lsm_store_commit(struct lsm_store *st, u64 seq)
 {
-	u64 upto;
+	u64 upto, start, took = 0;
 	int err;
 
 	spin_lock(&st->commit_lock);
@@ -243,6 +295,7 @@ static int lsm_store_commit(struct lsm_store *st, u64 seq)
 	WRITE_ONCE(st->committing, true);
 	spin_unlock(&st->commit_lock);
 
+	lsm_store_gather(st);
 	mutex_lock(&st->write_mutex);
 	WRITE_ONCE(st->log_flush_out, true);
 	upto = st->next_seq - 1;
@@ -250,8 +303,11 @@ static int lsm_store_commit(struct lsm_store *st, u64 seq)
 	if (!err)
 		err = lsm_wal_seal(&st->wal);
 	mutex_unlock(&st->write_mutex);
-	if (!err)
+	if (!err) {
+		start = ktime_get_ns();
 		err = st->bdev->ops->flush(st->bdev);
+		took = ktime_get_ns() - start;
+	}
 	if (!err) {
 		/*
 		 * A manifest write's PREFLUSH that failed before this flush
@@ -270,6 +326,8 @@ static int lsm_store_commit(struct lsm_store *st, u64 seq)
 
 	spin_lock(&st->commit_lock);
 	if (!err) {
+		st->last_group = upto - st->durable_seq;
+		st->flush_ns = took;
 		WRITE_ONCE(st->durable_seq, upto);
 		st->group_commits++;
 		st->group_writers++;
@@ -401,36 +459,18 @@ static void lsm_store_slow_down(struct lsm_store *st, u64 ns)
 		trace_lsm_slowdown(st, ns, ktime_get_ns() - t0);
 }
 
-/**
- * lsm_store_write() - apply operations atomically
- * @st:    the store
- * @ops:   the operations, in order; values are copied
- * @n:     how many, at least 1
- * @flags: LSM_WRITE_SYNC or 0
- *
- * Waits, counted as a stall, while max_immutables memtables wait to be
- * written out or while merges are behind by l0_stop_runs runs of level 0
- * or pending_stop_bytes; sleeps, counted as a slowdown, to hold writers
- * to slowdown_bytes_per_sec while merges are behind by l0_slowdown_runs
- * or pending_slowdown_bytes.
- *
- * Context: process context, may sleep.
- * Return: 0; -EINVAL for a bad operation or flag (nothing applied);
- * -E2BIG for a write whose log record does not fit a log segment;
- * -EROFS once the store has failed; -ENOSPC when the device is full;
- * -EIO when a device write or flush failed (the store turns read-only);
- * -ENOMEM (after which the store is read-only too, since the log may
- * hold what the memtable could not take).
+/*
+ * lsm_store_write()'s operations into the log and the memtable, as write
+ * @seqp.  The log block holding them is written once it fills, or by a
+ * commit: the caller's if @sync, else the timed one (commit_interval_ms).
  */
-int lsm_store_write(struct lsm_store *st, const struct lsm_op *ops,
-		    unsigned int n, unsigned int flags)
+static int lsm_store_append(struct lsm_store *st, const struct lsm_op *ops,
+			    unsigned int n, bool sync, u64 *seqp)
 {
 	u64 seq, user = 0, slow_ns;
 	size_t bytes;
 	int err;
 
-	if (flags & ~LSM_WRITE_SYNC)
-		return -EINVAL;
 	err = lsm_store_check_ops(ops, n);
 	if (err)
 		return err;
@@ -466,7 +506,7 @@ int lsm_store_write(struct lsm_store *st, const struct lsm_op *ops,
 			return -EIO;
 		}
 	}
-	st->next_seq++;
+	WRITE_ONCE(st->next_seq, seq + 1);
 	st->user_bytes += user;
 	err = lsm_store_apply(st, seq, ops, n);
 	/*
@@ -483,13 +523,60 @@ int lsm_store_write(struct lsm_store *st, const struct lsm_op *ops,
 	}
 	if (slow_ns)
 		lsm_store_slow_down(st, slow_ns);
-	if (st->opt.no_wal)
-		return (flags & LSM_WRITE_SYNC) ? lsm_store_flush(st) : 0;
-	if (flags & LSM_WRITE_SYNC)
-		return lsm_store_commit(st, seq);
-	queue_delayed_work(system_unbound_wq, &st->commit_work,
-			   msecs_to_jiffies(st->opt.commit_interval_ms));
+	if (!st->opt.no_wal && !sync)
+		queue_delayed_work(system_unbound_wq, &st->commit_work,
+				   msecs_to_jiffies(st->opt.commit_interval_ms));
+	*seqp = seq;
 	return 0;
+}
+
+/**
+ * lsm_store_write() - apply operations atomically
+ * @st:    the store
+ * @ops:   the operations, in order; values are copied
+ * @n:     how many, at least 1
+ * @flags: LSM_WRITE_SYNC or 0
+ *
+ * Waits, counted as a stall, while max_immutables memtables wait to be
+ * written out or while merges are behind by l0_stop_runs runs of level 0
+ * or pending_stop_bytes; sleeps, counted as a slowdown, to hold writers
+ * to slowdown_bytes_per_sec while merges are behind by l0_slowdown_runs
+ * or pending_slowdown_bytes.
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EINVAL for a bad operation or flag (nothing applied);
+ * -E2BIG for a write whose log record does not fit a log segment;
+ * -EROFS once the store has failed; -ENOSPC when the device is full;
+ * -EIO when a device write or flush failed (the store turns read-only);
+ * -ENOMEM (after which the store is read-only too, since the log may
+ * hold what the memtable could not take).
+ */
+int lsm_store_write(struct lsm_store *st, const struct lsm_op *ops,
+		    unsigned int n, unsigned int flags)
+{
+	u64 seq;
+	int err;
+
+	if (flags & ~LSM_WRITE_SYNC)
+		return -EINVAL;
+	if (!(flags & LSM_WRITE_SYNC) || st->opt.no_wal) {
+		err = lsm_store_append(st, ops, n, false, &seq);
+		if (err || !(flags & LSM_WRITE_SYNC))
+			return err;
+		return lsm_store_flush(st);
+	}
+	spin_lock(&st->commit_lock);
+	st->sync_writers++;
+	spin_unlock(&st->commit_lock);
+	err = lsm_store_append(st, ops, n, true, &seq);
+	if (!err) {
+		lsm_store_appended(st);
+		err = lsm_store_commit(st, seq);
+	}
+	spin_lock(&st->commit_lock);
+	st->sync_writers--;
+	spin_unlock(&st->commit_lock);
+	return err;
 }
 
 static int lsm_source_get(const struct lsm_source *src, u64 k,
@@ -695,7 +782,7 @@ static int lsm_store_replay_apply(void *priv, u64 seq,
 	if (lsm_store_check_ops(ops, n))
 		return -EUCLEAN;
 	mutex_lock(&st->write_mutex);
-	st->next_seq = seq + 1;
+	WRITE_ONCE(st->next_seq, seq + 1);
 	err = lsm_store_apply(st, seq, ops, n);
 	mutex_unlock(&st->write_mutex);
 	return err;
@@ -900,6 +987,7 @@ int lsm_store_open(struct lsm_bdev *bdev, const struct lsm_options *opt,
 	spin_lock_init(&st->commit_lock);
 	init_waitqueue_head(&st->wait);
 	init_waitqueue_head(&st->commit_wait);
+	init_waitqueue_head(&st->gather_wait);
 	INIT_WORK(&st->flush_work, lsm_store_flush_work);
 	INIT_WORK(&st->compact_work, lsm_store_compact_work);
 	INIT_DELAYED_WORK(&st->commit_work, lsm_store_commit_work);

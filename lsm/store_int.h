@@ -17,7 +17,8 @@
  *    every reference count of layer sets and layers, and the list of
  *    layers whose space waits to be given back.
  *  - @commit_lock (spinlock, taken alone): the group commit's state,
- *    @committing and @durable_seq; never held across a device call.
+ *    @committing, @durable_seq and group commit's gathering; never held
+ *    across a device call.
  * A layer set is never changed once published: a change makes a new set
  * and swaps the pointer.  A reader takes a reference on the set for the
  * length of its call, so memtables and runs it uses stay, and reads the
@@ -140,6 +141,18 @@ struct lsm_store {
 	struct delayed_work commit_work;
 	wait_queue_head_t wait;
 	wait_queue_head_t commit_wait;	/* writers behind a leader's flush */
+	/*
+	 * commit_lock: synchronous writers inside lsm_store_write(), the
+	 * records the last flush covered and its duration, and whether a
+	 * leader is gathering: it waits, at most half a flush, for the log
+	 * to hold as many records past the durable mark as the larger of
+	 * the two counts (lsm_store_gather()).
+	 */
+	unsigned int sync_writers;
+	u64 last_group;
+	u64 flush_ns;
+	bool gathering;
+	wait_queue_head_t gather_wait;
 
 	/* Counters: under the lock that guards what they count. */
 	u64 flushes, stalls, stall_ns, user_bytes;	/* write_mutex */

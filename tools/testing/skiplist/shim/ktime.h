@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Monotonic time in nanoseconds, as the kernel's ktime_get_ns(). */
+/* Monotonic time in nanoseconds, as the kernel's ktime_get_ns(); ktime_t. */
 #ifndef _SHIM_KTIME_H
 #define _SHIM_KTIME_H
 
@@ -9,6 +9,13 @@
 #define NSEC_PER_USEC	1000ULL
 #define NSEC_PER_MSEC	1000000ULL
 #define NSEC_PER_SEC	1000000000ULL
+
+typedef s64 ktime_t;
+
+static inline ktime_t ns_to_ktime(u64 ns)
+{
+	return (ktime_t)ns;
+}
 
 static inline u64 ktime_get_ns(void)
 {

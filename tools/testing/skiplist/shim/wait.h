@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <time.h>
 #include "base.h"
+#include "ktime.h"
 #include "lock.h"
 
 typedef struct {
@@ -40,5 +41,33 @@ static inline void wake_up_all(wait_queue_head_t *wq)
 		pthread_cond_wait(&(wq).cond, &(wq).lock);		\
 	pthread_mutex_unlock(&(wq).lock);				\
 } while (0)
+
+/*
+ * Sleeps until @condition holds or @timeout (ktime_t, nanoseconds) has
+ * passed: 0 if it holds, -ETIME if the time ran out first.
+ */
+#define wait_event_hrtimeout(wq, condition, timeout) ({			\
+	struct timespec __end;						\
+	int __ret = 0;							\
+									\
+	might_sleep();							\
+	clock_gettime(CLOCK_REALTIME, &__end);				\
+	__end.tv_sec += (timeout) / NSEC_PER_SEC;			\
+	__end.tv_nsec += (timeout) % NSEC_PER_SEC;			\
+	if (__end.tv_nsec >= (long)NSEC_PER_SEC) {			\
+		__end.tv_sec++;						\
+		__end.tv_nsec -= NSEC_PER_SEC;				\
+	}								\
+	pthread_mutex_lock(&(wq).lock);					\
+	while (!(condition)) {						\
+		if (pthread_cond_timedwait(&(wq).cond, &(wq).lock,	\
+					   &__end) == ETIMEDOUT) {	\
+			__ret = (condition) ? 0 : -ETIME;		\
+			break;						\
+		}							\
+	}								\
+	pthread_mutex_unlock(&(wq).lock);				\
+	__ret;								\
+})
 
 #endif /* _SHIM_WAIT_H */
