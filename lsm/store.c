@@ -222,7 +222,8 @@ static bool lsm_store_gathered(struct lsm_store *st, u64 want)
  * own right after this one, so wait for them to join it.  The leader
  * waits until the log holds as many records past the durable mark as
  * there are synchronous writers in the store, or as the last flush
- * covered (the writers it woke, most of which write again), and no
+ * covered of those in the store when it sealed (the writers it woke,
+ * most of which write again), and no
  * longer than half the last flush took: a writer that does not come
  * costs little.  A writer alone never waits: its own record is the one
  * wanted.
@@ -230,18 +231,21 @@ static bool lsm_store_gathered(struct lsm_store *st, u64 want)
 static void lsm_store_gather(struct lsm_store *st)
 {
 	u64 want, wait_ns;
+	bool gathering;
 
 	spin_lock(&st->commit_lock);
 	want = max_t(u64, st->sync_writers, st->last_group);
 	wait_ns = st->flush_ns / 2;
-	st->gathering = want > 1 && wait_ns;
+	gathering = want > 1 && wait_ns;
+	st->gathering = gathering;
 	spin_unlock(&st->commit_lock);
-	if (!st->gathering)
-		return;
-	wait_event_hrtimeout(st->gather_wait, lsm_store_gathered(st, want),
-			     ns_to_ktime(wait_ns));
+	if (gathering)
+		wait_event_hrtimeout(st->gather_wait,
+				     lsm_store_gathered(st, want),
+				     ns_to_ktime(wait_ns));
 	spin_lock(&st->commit_lock);
 	st->gathering = false;
+	st->seal_writers = st->sync_writers;
 	spin_unlock(&st->commit_lock);
 }
 
@@ -326,7 +330,12 @@ static int lsm_store_commit(struct lsm_store *st, u64 seq)
 
 	spin_lock(&st->commit_lock);
 	if (!err) {
-		st->last_group = upto - st->durable_seq;
+		/*
+		 * Writers, not records: a write that was not synchronous
+		 * has nobody coming back to wait for.
+		 */
+		st->last_group = min_t(u64, upto - st->durable_seq,
+				       st->seal_writers);
 		st->flush_ns = took;
 		WRITE_ONCE(st->durable_seq, upto);
 		st->group_commits++;

@@ -142,13 +142,14 @@ struct lsm_store {
 	wait_queue_head_t wait;
 	wait_queue_head_t commit_wait;	/* writers behind a leader's flush */
 	/*
-	 * commit_lock: synchronous writers inside lsm_store_write(), the
-	 * records the last flush covered and its duration, and whether a
-	 * leader is gathering: it waits, at most half a flush, for the log
-	 * to hold as many records past the durable mark as the larger of
-	 * the two counts (lsm_store_gather()).
+	 * commit_lock: synchronous writers inside lsm_store_write(), and
+	 * how many were when the last flush sealed; the records the last
+	 * flush covered (no more than that many) and its duration; whether
+	 * a leader is gathering: it waits, at most half a flush, for the
+	 * log to hold as many records past the durable mark as the larger
+	 * of the two counts (lsm_store_gather()).
 	 */
-	unsigned int sync_writers;
+	unsigned int sync_writers, seal_writers;
 	u64 last_group;
 	u64 flush_ns;
 	bool gathering;
