@@ -919,6 +919,8 @@ int main(int argc, char **argv)
 	if (strcmp(flags.backend, "dev"))
 		die("--backend=%s: lsm_bench_dev has only --backend=dev (lsm_bench has lib)",
 		    flags.backend);
+	if (flags.db_in_place)
+		die("--db_in_place: the kernel's store is always on the block device --db as it is");
 	backend = &lsmb_backend_dev;
 #else
 	if (!strcmp(flags.backend, "lib"))

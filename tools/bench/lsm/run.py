@@ -1396,7 +1396,9 @@ def main():
                     help="lib: the store's library on a file (default); dev: "
                     "sl_lsm.ko through --device, on the block device --lsm-db")
     ap.add_argument("--lsm-db", help="the store's file or block device "
-                    "(default DB_DIR/lsm.img; a block device for dev)")
+                    "(default DB_DIR/lsm.img; a block device for dev); "
+                    "given, fillsync uses it too (else DB_DIR/lsm-sync.img, "
+                    "written through once and formatted in place)")
     ap.add_argument("--device", default="/dev/sl_lsm")
     ap.add_argument("--rocksdb-only", action="store_true",
                     help="measure RocksDB alone (while the store is not built)")
