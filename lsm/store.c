@@ -209,23 +209,35 @@ static void lsm_store_appended(struct lsm_store *st)
 
 /*
  * Whether the log holds @want records past the durable mark (a leader
- * calls this: the mark cannot move meanwhile).
+ * calls this: the mark cannot move meanwhile), or the store has failed.
  */
 static bool lsm_store_gathered(struct lsm_store *st, u64 want)
 {
-	return READ_ONCE(st->next_seq) - 1 - READ_ONCE(st->durable_seq) >= want;
+	return READ_ONCE(st->next_seq) - 1 - READ_ONCE(st->durable_seq) >= want ||
+	       READ_ONCE(st->error);
 }
 
 /*
- * Before a leader seals: synchronous writers on their way to the log, or
- * coming back with their next write, would each lead a flush of their
- * own right after this one, so wait for them to join it.  The leader
- * waits until the log holds as many records past the durable mark as
- * there are synchronous writers in the store, or as the last flush
- * covered of those in the store when it sealed (the writers it woke,
- * most of which write again), and no
+ * A gathering leader waits at most half its last flush, and never more
+ * than LSM_GATHER_MAX_NS, so that one flush slowed by the device (an
+ * error retried) does not hold the next ones up as long; nor does it
+ * wait when half a flush is below LSM_GATHER_MIN_NS, where the timer's
+ * slack (50 us by default) would outlast the flush itself.
+ */
+#define LSM_GATHER_MAX_NS	NSEC_PER_MSEC
+#define LSM_GATHER_MIN_NS	(20 * NSEC_PER_USEC)
+
+/*
+ * Before a synchronous writer, as leader, seals: the other synchronous
+ * writers on their way to the log, or coming back with their next
+ * write, would each lead a flush of their own right after this one, so
+ * wait for them to join it.  The leader waits until the log holds as
+ * many records past the durable mark as there are synchronous writers
+ * in the store, or as the last flush covered of those in the store when
+ * it sealed (the writers it woke, most of which write again), and no
  * longer than half the last flush took: a writer that does not come
- * costs little.  A writer alone never waits: its own record is the one
+ * costs little.  A writer alone waits once at most, the first time
+ * after a flush that covered others; then its own record is the one
  * wanted.
  */
 static void lsm_store_gather(struct lsm_store *st)
@@ -235,8 +247,8 @@ static void lsm_store_gather(struct lsm_store *st)
 
 	spin_lock(&st->commit_lock);
 	want = max_t(u64, st->sync_writers, st->last_group);
-	wait_ns = st->flush_ns / 2;
-	gathering = want > 1 && wait_ns;
+	wait_ns = min_t(u64, st->flush_ns / 2, LSM_GATHER_MAX_NS);
+	gathering = want > 1 && wait_ns >= LSM_GATHER_MIN_NS;
 	st->gathering = gathering;
 	spin_unlock(&st->commit_lock);
 	if (gathering)
@@ -264,16 +276,16 @@ static bool lsm_store_commit_turn(struct lsm_store *st, u64 seq)
  * block; they wait.  When the flush ends its leader wakes them all:
  * those it covered return its result, and the first of the others to
  * run leads the next flush, which seals and covers every record
- * appended by then.  Before it seals, a leader that is not alone waits
- * a little for the others to join (lsm_store_gather()); a writer alone
- * starts its flush at once.
+ * appended by then.  Before it seals, a leader that is a synchronous
+ * writer (@gather) and not alone waits a little for the others to join
+ * (lsm_store_gather()); a sync, the timed commit and close never wait.
  *
  * A failed seal or flush turns the store read-only before the waiters
  * wake, so that every writer it covered, and every later one, sees
  * -EIO; the durable mark never moves past a failed flush, nor past a
  * failed PREFLUSH of a manifest write made before the flush ended.
  */
-static int lsm_store_commit(struct lsm_store *st, u64 seq)
+static int lsm_store_commit(struct lsm_store *st, u64 seq, bool gather)
 {
 	u64 upto, start, took = 0;
 	int err;
@@ -299,7 +311,8 @@ static int lsm_store_commit(struct lsm_store *st, u64 seq)
 	WRITE_ONCE(st->committing, true);
 	spin_unlock(&st->commit_lock);
 
-	lsm_store_gather(st);
+	if (gather)
+		lsm_store_gather(st);
 	mutex_lock(&st->write_mutex);
 	WRITE_ONCE(st->log_flush_out, true);
 	upto = st->next_seq - 1;
@@ -530,6 +543,9 @@ static int lsm_store_append(struct lsm_store *st, const struct lsm_op *ops,
 		lsm_window(st, LSM_WIN_APPLY_FAILED);
 		return err;
 	}
+	/* Counted by a gathering leader before this writer sleeps below. */
+	if (sync)
+		lsm_store_appended(st);
 	if (slow_ns)
 		lsm_store_slow_down(st, slow_ns);
 	if (!st->opt.no_wal && !sync)
@@ -578,10 +594,8 @@ int lsm_store_write(struct lsm_store *st, const struct lsm_op *ops,
 	st->sync_writers++;
 	spin_unlock(&st->commit_lock);
 	err = lsm_store_append(st, ops, n, true, &seq);
-	if (!err) {
-		lsm_store_appended(st);
-		err = lsm_store_commit(st, seq);
-	}
+	if (!err)
+		err = lsm_store_commit(st, seq, true);
 	spin_lock(&st->commit_lock);
 	st->sync_writers--;
 	spin_unlock(&st->commit_lock);
@@ -722,7 +736,7 @@ int lsm_store_sync(struct lsm_store *st)
 	mutex_lock(&st->write_mutex);
 	seq = st->next_seq - 1;
 	mutex_unlock(&st->write_mutex);
-	return lsm_store_commit(st, seq);
+	return lsm_store_commit(st, seq, false);
 }
 
 /**

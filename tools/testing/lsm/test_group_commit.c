@@ -20,6 +20,9 @@
  *  - failed: the same, the second flush failing: writers 1..N all get
  *    -EIO, the store is read-only (-EROFS, stats), close says -EIO, and
  *    writer 0's write, acknowledged before, survives.
+ *  - stalled flush: after one flush that took 1 s and covered two
+ *    writers, a lone SYNC write and a sync each return within 250 ms
+ *    (a gathering leader waits 1 ms at most for writers that do not come).
  *  - free-running: N threads of SYNC writes on a device whose flush is
  *    slow; fewer flushes than writes, at least 3/4 of the threads in
  *    each flush on average (the leader gathers the writers coming back),
@@ -256,6 +259,66 @@ static void run_placed(unsigned int n, int err2)
 	       phase, n - 1, err2 ? " that failed: -EIO to each" : "");
 }
 
+static u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * A flush held STALL_MS (the device stalled once) covering two writers,
+ * then one writer alone and a sync: neither waits long for writers that
+ * do not come (the gathering leader's wait is capped at 1 ms; half the
+ * stalled flush would be STALL_MS / 2).
+ */
+#define STALL_MS	1000
+#define STALL_LIMIT_MS	(STALL_MS / 4)
+
+static void run_stalled(void)
+{
+	struct memdev *md = memdev_create(NR_BLOCKS, true);
+	struct lsm_store *st = open_store(memdev_bdev(md), LSM_OPEN_FORMAT);
+	struct timespec hold = { STALL_MS / 1000, (STALL_MS % 1000) * 1000000L };
+	struct one w[3];
+	u64 t, lone, sync;
+
+	phase = "stalled flush";
+	memdev_hold_flushes(md, true);
+	start(&w[0], st, KEY(0, 0));
+	memdev_wait_held(md, 1);
+	start(&w[1], st, KEY(1, 0));
+	start(&w[2], st, KEY(2, 0));
+	wait_visible(st, KEY(1, 0));
+	wait_visible(st, KEY(2, 0));
+	memdev_release_flush(md, 0);
+	pthread_join(w[0].t, NULL);
+	memdev_wait_held(md, 1);	/* the flush covering writers 1 and 2 */
+	nanosleep(&hold, NULL);
+	memdev_hold_flushes(md, false);
+	for (unsigned int i = 0; i < 3; i++) {
+		if (i)
+			pthread_join(w[i].t, NULL);
+		if (w[i].err)
+			FAIL("writer %u: %d", i, w[i].err);
+	}
+	t = now_ns();
+	EXPECT_OK(put(st, KEY(3, 0), KEY(3, 0) + 1, LSM_WRITE_SYNC));
+	lone = now_ns() - t;
+	EXPECT_OK(put(st, KEY(3, 1), KEY(3, 1) + 1, 0));
+	t = now_ns();
+	EXPECT_OK(lsm_store_sync(st));
+	sync = now_ns() - t;
+	if (lone > STALL_LIMIT_MS * 1000000ULL || sync > STALL_LIMIT_MS * 1000000ULL)
+		FAIL("after a %d ms flush: a lone SYNC write took %.1f ms, a sync %.1f ms",
+		     STALL_MS, lone / 1e6, sync / 1e6);
+	EXPECT_OK(lsm_store_close(st));
+	memdev_destroy(md);
+	printf("test_group_commit: stalled flush: after a %d ms flush of two writers, a lone SYNC write %.2f ms, a sync %.2f ms\n",
+	       STALL_MS, lone / 1e6, sync / 1e6);
+}
+
 /* The free-running part: each thread writes its own keys in order. */
 struct runner {
 	pthread_t t;
@@ -415,6 +478,7 @@ int main(int argc, char **argv)
 		FAIL("module init");
 	run_placed(threads, 0);
 	run_placed(threads, -EIO);
+	run_stalled();
 	run_free(threads, writes);
 	printf("test_group_commit: ok (seed %llu)\n", (unsigned long long)seed);
 	rcu_barrier();
