@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <linux/ktime.h>
 #include <linux/rcupdate.h>
 #include "format.h"
 #include "memdev.h"
@@ -259,14 +260,6 @@ static void run_placed(unsigned int n, int err2)
 	       phase, n - 1, err2 ? " that failed: -EIO to each" : "");
 }
 
-static u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /*
  * A flush held STALL_MS (the device stalled once) covering two writers,
  * then one writer alone and a sync: neither waits long for writers that
@@ -303,13 +296,13 @@ static void run_stalled(void)
 		if (w[i].err)
 			FAIL("writer %u: %d", i, w[i].err);
 	}
-	t = now_ns();
+	t = ktime_get_ns();
 	EXPECT_OK(put(st, KEY(3, 0), KEY(3, 0) + 1, LSM_WRITE_SYNC));
-	lone = now_ns() - t;
+	lone = ktime_get_ns() - t;
 	EXPECT_OK(put(st, KEY(3, 1), KEY(3, 1) + 1, 0));
-	t = now_ns();
+	t = ktime_get_ns();
 	EXPECT_OK(lsm_store_sync(st));
-	sync = now_ns() - t;
+	sync = ktime_get_ns() - t;
 	if (lone > STALL_LIMIT_MS * 1000000ULL || sync > STALL_LIMIT_MS * 1000000ULL)
 		FAIL("after a %d ms flush: a lone SYNC write took %.1f ms, a sync %.1f ms",
 		     STALL_MS, lone / 1e6, sync / 1e6);
